@@ -1,0 +1,41 @@
+# The two commands of the README. Each works on a fresh machine with only Python and make:
+# it creates .venv, installs the project (pinned by constraints.txt) and then does its job.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 5006
+
+.PHONY: serve test lab install install-test chromium lint bench
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install -q -c constraints.txt -e .
+
+install-test: $(BIN)/python
+	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
+
+# Debian's Chromium for the browser tests (Playwright's own browser download does not work here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+serve: install
+	$(BIN)/dojo serve --port $(PORT)
+
+lab: install
+	$(BIN)/dojo lab
+
+lint: install-test
+	$(BIN)/ruff check .
+
+test: install-test chromium
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q tests engine README.md
+	$(BIN)/python -m pytest -q --nbmake notebooks
+
+bench: install
+	$(BIN)/python -m engine.bench
