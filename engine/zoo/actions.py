@@ -1,0 +1,147 @@
+"""Kung-Fu Zoo moves as value objects that print to text and parse back.
+
+Notation (player numbers are 1-based in text):
+
+* ``flick E2 from S-dot face=head dir=12.5 speed=1.4``: flick Elephant 2 from the midpoint of the south
+  rail, set head-up, 12.5 degrees anticlockwise from the inward normal, at 1.4 m/s;
+* ``flick C1 from W@95.0 face=back dir=-20.0 speed=0.8 ability``: from 95 mm along the west rail (from its
+  south end; the south and north rails run from their west end), using Crocodile's Ambush;
+* ``flick E3 from here dir=270.0 speed=1.0 ability``: Elephant's Trunk Shot, from where it lies, ``dir``
+  being an absolute heading (0 = east, anticlockwise);
+* ``place Z2 at 120.0,80.5 face=head``: set an animal down in the arena;
+* ``ability chest-pound G2`` / ``ability dust-kick P2``: a team ability that does not flick;
+* ``first P2``: who starts the round; ``pass``: decline an extra flick.
+
+Directions and speeds are continuous: any in-range value is a legal flick. ``legal_actions`` lists a
+discretised, representative subset only (see ``ZooState.legal_actions``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from engine.core import Action
+
+
+def _num(x: float) -> str:
+    """Shortest text that reads back to the same float."""
+    return repr(float(x))
+
+
+@dataclass(frozen=True, slots=True)
+class Flick(Action):
+    die: str
+    rail: str  # "N", "E", "S", "W" or "here"
+    along: float | None  # mm along the rail; None for the dot (midpoint) or "here"
+    face: str | None  # the face set up before flicking; None when flicking from where it lies
+    direction: float  # degrees
+    speed: float  # m/s
+    ability: bool = False
+
+    @property
+    def spot(self) -> str:
+        if self.rail == "here":
+            return "here"
+        return f"{self.rail}-dot" if self.along is None else f"{self.rail}@{_num(self.along)}"
+
+    @property
+    def on_dot(self) -> bool:
+        return self.rail != "here" and self.along is None
+
+    def __str__(self) -> str:
+        text = f"flick {self.die} from {self.spot}"
+        if self.face is not None:
+            text += f" face={self.face}"
+        text += f" dir={_num(self.direction)} speed={_num(self.speed)}"
+        return text + (" ability" if self.ability else "")
+
+    def with_aim(self, direction: float, speed: float) -> Flick:
+        return Flick(self.die, self.rail, self.along, self.face, float(direction), float(speed), self.ability)
+
+
+@dataclass(frozen=True, slots=True)
+class Place(Action):
+    die: str
+    x: float
+    y: float
+    face: str
+
+    def __str__(self) -> str:
+        return f"place {self.die} at {_num(self.x)},{_num(self.y)} face={self.face}"
+
+
+@dataclass(frozen=True, slots=True)
+class UseAbility(Action):
+    key: str  # "chest-pound" or "dust-kick"
+    target: str  # a die (G2) or a player (P2)
+
+    def __str__(self) -> str:
+        return f"ability {self.key} {self.target}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseFirst(Action):
+    player: int  # 0-based
+
+    def __str__(self) -> str:
+        return f"first P{self.player + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Action):
+    def __str__(self) -> str:
+        return "pass"
+
+
+_DIE = r"[A-Z][1-4]"
+_FLOAT = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
+_FLICK = re.compile(
+    rf"flick (?P<die>{_DIE}) from (?:(?P<here>here)|(?P<rail>[NESW])(?:-(?P<dot>dot)|@(?P<along>{_FLOAT})))"
+    rf"(?: face=(?P<face>[a-z]+))? dir=(?P<dir>{_FLOAT}) speed=(?P<speed>{_FLOAT})(?P<ability> ability)?"
+)
+_PLACE = re.compile(rf"place (?P<die>{_DIE}) at (?P<x>{_FLOAT}),(?P<y>{_FLOAT}) face=(?P<face>[a-z]+)")
+_ABILITY = re.compile(r"ability (?P<key>[a-z-]+) (?P<target>[A-Z][1-4])")
+_FIRST = re.compile(r"first P(?P<p>[1-4])")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
+def parse(text: str) -> Action:
+    """Read a move in the notation above; ``ValueError`` says what could not be read."""
+    t = " ".join(str(text).split())
+    if t == "pass":
+        return Pass()
+    if m := _FLICK.fullmatch(t):
+        here = m["here"] is not None
+        return Flick(
+            die=m["die"],
+            rail="here" if here else m["rail"],
+            along=None if here or m["dot"] else _finite(m["along"]),
+            face=m["face"],
+            direction=_finite(m["dir"]),
+            speed=_finite(m["speed"]),
+            ability=m["ability"] is not None,
+        )
+    if m := _PLACE.fullmatch(t):
+        return Place(m["die"], _finite(m["x"]), _finite(m["y"]), m["face"])
+    if m := _ABILITY.fullmatch(t):
+        return UseAbility(m["key"], m["target"])
+    if m := _FIRST.fullmatch(t):
+        return ChooseFirst(int(m["p"]) - 1)
+    raise ValueError(
+        "expected 'flick <die> from <rail>-dot|<rail>@<mm>|here [face=<face>] dir=<deg> speed=<m/s> [ability]', "
+        "'place <die> at <x>,<y> face=<face>', 'ability <name> <target>', 'first P<n>' or 'pass'"
+    )
+
+
+class ZooAction(Action):
+    """The game's action type: ``ZooAction.parse(text)`` reads any Kung-Fu Zoo move."""
+
+    parse = staticmethod(parse)  # type: ignore[assignment]

@@ -1,0 +1,863 @@
+"""Kung-Fu Zoo on the core protocol: Cage Battle, Points Battle, All Valley and the 3-4 player variants.
+
+Chance is SAMPLED: a flick's outcome (extra jitter of an eyes-closed or off-hand flick, the tumbles at
+launch and on hits) is drawn inside ``apply_action`` from the state's own generator, which is saved and
+cloned with the state, so a seed reproduces a game and a clone applying the same flick gets the same result.
+
+Rulings where the seed is silent (ours, stated so they can be checked):
+
+* Player 2's first flick of a round must touch a rail before striking an animal. If it strikes first, the
+  flick is a foul: every other animal goes back where it was and the flicked animal is out for the round.
+* If a flick beats both teams at once (Cage Battle), the player who flicked wins the round; in a 3-4 player
+  Cage Battle the flicker wins if nobody is left.
+* An animal that left the arena (and is not placed back) counts as caged for the All Valley conditions.
+* On your turn you flick an animal in hand (a starting animal or reinforcement) while you have one; an
+  extra flick in a two-player game picks up an animal from the arena, as the seed says.
+* 3-4 player Cage Battle is a single match (no rounds); 3-4 player Points Battle has the player with the
+  fewest points choose who starts the next round (the previous starter when tied), like the two-player game.
+* Team abilities are Cage Battle only (the seed: "during a Cage Battle").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from engine.core import (
+    TERMINAL,
+    Action,
+    ChanceMode,
+    Game,
+    GameInfo,
+    IllegalActionError,
+    Information,
+    State,
+    StateFormatError,
+)
+from engine.core.rng import clone_rng, make_rng, rng_from_state, rng_state
+from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility, ZooAction
+from engine.zoo.constants import FACE_NAMES, FACE_UP, STUNNED, TEAMS, abilities, arena, constants, face_points
+from engine.zoo.faces import orientation_with_up, up_face
+from engine.zoo.physics import RAILS, DieBody, Launch, SimResult, launch_point, simulate
+
+MODES = ("cage", "points")
+STATUSES = ("hand", "reserve", "arena", "caged", "out", "unused")
+"""In hand to be flicked in; a reinforcement held back; in the arena; caged; out for the round; not used."""
+PHASES = ("first", "flick", "extra", "place", "over")
+
+# The representative flicks listed by legal_actions (any in-range flick is legal).
+LEGAL_DIRECTIONS = (-30.0, 0.0, 30.0)
+LEGAL_SPEEDS = (0.6, 1.2, 2.0)
+LEGAL_FACES = ("head", "back")
+LEGAL_OFF_DOT = 90.0  # mm along each rail for flicks from anywhere on a rail
+LEGAL_HEADINGS = (0.0, 90.0, 180.0, 270.0)  # Trunk Shot, absolute
+PLACE_GRID = (60.0, 105.0, 150.0, 195.0, 240.0)
+
+
+@dataclass
+class Die:
+    """One animal die: its owner, where it is, and (in the arena) its pose and 3D orientation."""
+
+    owner: int
+    status: str
+    x: float = 0.0
+    y: float = 0.0
+    angle: float = 0.0
+    orientation: int = 0
+
+    @property
+    def face(self) -> str:
+        return up_face(self.orientation)
+
+    def copy(self) -> Die:
+        return Die(self.owner, self.status, self.x, self.y, self.angle, self.orientation)
+
+    def to_list(self) -> list[Any]:
+        return [self.owner, self.status, self.x, self.y, self.angle, self.orientation]
+
+
+class ZooGame(Game):
+    """A Kung-Fu Zoo battle with its rule options.
+
+    ``mode`` is ``"cage"`` or ``"points"``; ``players`` 2-4 (with 3-4 players a Cage Battle uses the All
+    Valley rules and reinforcements, a Points Battle three animals over five rounds); ``teams`` one team
+    per player; ``all_valley`` the All Valley Cage Battle rules for two players; ``abilities`` the team
+    abilities (Cage Battle only); ``starting_player`` who starts the first round.
+    """
+
+    info: ClassVar[GameInfo] = GameInfo(
+        "kung-fu-zoo", "Kung-Fu Zoo", 2, ChanceMode.SAMPLED, Information.PERFECT, -1.0, 1.0, 1, None
+    )
+    action_type = ZooAction
+
+    def __init__(
+        self,
+        mode: str = "cage",
+        players: int = 2,
+        teams: tuple[str, ...] | list[str] | None = None,
+        all_valley: bool = False,
+        abilities: bool | None = None,
+        starting_player: int = 0,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if not isinstance(players, int) or not 2 <= players <= 4:
+            raise ValueError(f"Kung-Fu Zoo is for 2 to 4 players, not {players!r}")
+        teams = tuple(TEAMS[:players]) if teams is None else tuple(teams)
+        if len(teams) != players:
+            raise ValueError(f"{players} players need {players} teams, got {len(teams)}")
+        for t in teams:
+            if t not in TEAMS:
+                raise ValueError(f"no team {t!r}; teams are {', '.join(TEAMS)}")
+        if len(set(teams)) != len(teams):
+            raise ValueError("each player needs a different team")
+        if mode == "points" and all_valley:
+            raise ValueError("All Valley rules are a Cage Battle variant")
+        if abilities is None:
+            abilities = mode == "cage"
+        if abilities and mode != "cage":
+            raise ValueError("team abilities are used during a Cage Battle only")
+        if not isinstance(starting_player, int) or not 0 <= starting_player < players:
+            raise ValueError(f"starting player must be 0..{players - 1}")
+        self.mode = mode
+        self.players = players
+        self.teams = teams
+        self.all_valley = bool(all_valley) or (mode == "cage" and players > 2)
+        self.abilities = bool(abilities)
+        self.starting_player = starting_player
+        self.info = GameInfo(
+            "kung-fu-zoo", "Kung-Fu Zoo", players, ChanceMode.SAMPLED, Information.PERFECT, -1.0, 1.0, 1, None
+        )
+        letters = [abilities_letter(t) for t in teams]
+        self.die_ids: tuple[str, ...] = tuple(f"{letter}{k}" for letter in letters for k in range(1, 5))
+        self.owner_of = {d: letters.index(d[0]) for d in self.die_ids}
+        r = constants()["rules"]
+        self.rounds_to_win = int(r["cage_rounds_to_win"])
+        self.points_to_win = int(r["points_to_win"])
+        self.multiplayer_rounds = int(r["multiplayer_points_rounds"])
+        self.cage_starting = int(r["multiplayer_cage_starting"])
+        self.points_animals = int(r["multiplayer_points_animals"])
+
+    @property
+    def multiplayer(self) -> bool:
+        return self.players > 2
+
+    def rule_options(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode, "players": self.players, "teams": list(self.teams), "all_valley": self.all_valley,
+            "abilities": self.abilities, "starting_player": self.starting_player,
+        }
+
+    def player_name(self, player: int) -> str:
+        return f"P{player + 1} ({self.teams[player].capitalize()})"
+
+    def title(self) -> str:
+        kind = "Cage Battle" if self.mode == "cage" else "Points Battle"
+        if self.mode == "cage" and self.all_valley:
+            kind = '"All Valley" ' + kind
+        return f"{self.players}-player {kind}"
+
+    def new_initial_state(self, rng: Any = None) -> ZooState:
+        # The state owns its generator: seeded from the one given (or a seed), never sharing it with the caller.
+        if rng is None or isinstance(rng, int):
+            rng = make_rng(rng)
+        state = ZooState(self, make_rng(int(rng.integers(2**63))))
+        state._start_round(self.starting_player)
+        return state
+
+    def state_from_dict(self, data: dict[str, Any]) -> ZooState:
+        return ZooState.from_dict(self, data)
+
+
+def abilities_letter(team: str) -> str:
+    return abilities()[team].letter
+
+
+def _wrap_degrees(d: float) -> float:
+    return (d + 180.0) % 360.0 - 180.0
+
+
+class ZooState(State):
+    """A position of a Kung-Fu Zoo battle. See the module docstring for the rulings."""
+
+    __slots__ = (
+        "dice", "dust", "eliminated", "last", "pending", "phase", "points", "rail_rule", "resume", "rng",
+        "round_no", "spent", "starter", "to_move", "wins",
+    )
+
+    def __init__(self, game: ZooGame, rng: np.random.Generator) -> None:
+        super().__init__(game)
+        n = game.players
+        self.rng = rng
+        self.dice: dict[str, Die] = {d: Die(game.owner_of[d], "hand") for d in game.die_ids}
+        self.phase = "flick"
+        self.to_move = 0
+        self.round_no = 0
+        self.wins = [0] * n
+        self.points = [0] * n
+        self.starter = 0
+        self.rail_rule: int | None = None  # the player whose first flick of the round must touch a rail first
+        self.spent = [False] * n
+        self.dust = [False] * n
+        self.eliminated = [False] * n
+        self.pending: list[list[Any]] = []  # [owner, die, "head" | "any"] placements to make, in order
+        self.resume: list[Any] | None = None  # [player, extra] to continue with after the placements
+        self.last: dict[str, Any] | None = None
+
+    game: ZooGame
+
+    # --- setup ---------------------------------------------------------------------------------------
+    def _start_round(self, starter: int) -> None:
+        g = self.game
+        self.round_no += 1
+        self.starter = starter
+        for d, die in self.dice.items():
+            k = int(d[1])
+            if g.mode == "cage" and g.multiplayer:
+                status = "hand" if k <= g.cage_starting else "reserve"
+            elif g.mode == "points" and g.multiplayer:
+                status = "hand" if k <= g.points_animals else "unused"
+            else:
+                status = "hand"
+            self.dice[d] = Die(die.owner, status)
+        self.spent = [False] * g.players
+        self.dust = [False] * g.players
+        self.pending = []
+        self.resume = None
+        self.phase = "flick"
+        self.to_move = starter
+        self.rail_rule = self._next_active(starter)
+
+    # --- queries ---------------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return TERMINAL if self.phase == "over" else self.to_move
+
+    def team(self, player: int) -> str:
+        return self.game.teams[player]
+
+    def dice_of(self, player: int, *statuses: str) -> list[str]:
+        return [d for d, die in self.dice.items() if die.owner == player and (not statuses or die.status in statuses)]
+
+    def round_score(self, player: int) -> int:
+        """Points of ``player``'s animals in the arena, by the face each shows."""
+        return sum(face_points(self.dice[d].face) for d in self.dice_of(player, "arena"))
+
+    def _next_active(self, player: int) -> int:
+        n = self.game.players
+        for k in range(1, n + 1):
+            q = (player + k) % n
+            if not self.eliminated[q]:
+                return q
+        return player
+
+    def _stunned(self, d: str) -> bool:
+        return self.dice[d].face == STUNNED
+
+    def flickable(self, player: int | None = None, extra: bool | None = None) -> list[str]:
+        """The dice ``player`` may flick on this turn (or extra flick)."""
+        g = self.game
+        p = self.to_move if player is None else player
+        extra = (self.phase == "extra") if extra is None else extra
+        hand = self.dice_of(p, "hand")
+        if hand and not (extra and not g.multiplayer):
+            return hand
+        if g.mode == "points" and not extra:
+            return []
+        arena_dice = self.dice_of(p, "arena")
+        if g.mode == "points" or g.all_valley:
+            return arena_dice
+        return [d for d in arena_dice if not self._stunned(d)]
+
+    def ability_ready(self, player: int) -> bool:
+        return self.game.abilities and not self.spent[player]
+
+    # --- legality ------------------------------------------------------------------------------------
+    def illegal_reason(self, action: Action) -> str | None:
+        """Why ``action`` cannot be played now, or None.
+
+        Any in-range flick is legal (continuous direction and speed), not only the representative flicks
+        that ``legal_actions`` lists.
+        """
+        if self.phase == "over":
+            return "the battle is over"
+        if isinstance(action, Flick):
+            return self._flick_reason(action)
+        if isinstance(action, Place):
+            return self._place_reason(action)
+        if isinstance(action, UseAbility):
+            return self._ability_reason(action)
+        if isinstance(action, ChooseFirst):
+            if self.phase != "first":
+                return "who goes first is chosen only at the start of a round"
+            if not 0 <= action.player < self.game.players or self.eliminated[action.player]:
+                return f"there is no player {action.player + 1} to start"
+            return None
+        if isinstance(action, Pass):
+            if self.phase != "extra":
+                return "you can only pass on an extra flick"
+            return None
+        return f"{action} is not a Kung-Fu Zoo move"
+
+    def _flick_reason(self, f: Flick) -> str | None:
+        g = self.game
+        c = constants()["flick"]
+        a = arena()
+        p = self.to_move
+        if self.phase == "first":
+            return f"{self.describe_player()} must first choose who starts the round"
+        if self.phase == "place":
+            return f"{self.describe_player()} must first place {self.pending[0][1]} in the arena"
+        if f.die not in self.dice:
+            return f"there is no animal {f.die} in this battle"
+        die = self.dice[f.die]
+        if die.owner != p:
+            return f"{f.die} belongs to {g.player_name(die.owner)}, and it is {g.player_name(p)}'s turn"
+        allowed = self.flickable()
+        if f.die not in allowed:
+            if not allowed:
+                return f"{g.player_name(p)} has no animal that may be flicked now"
+            if die.status in ("caged", "out", "unused", "reserve"):
+                return f"{f.die} is {dict(caged='caged', out='out for the round', unused='not in this battle', reserve='a reinforcement, not yet in play')[die.status]}"  # noqa: E501
+            if die.status == "arena" and self.dice_of(p, "hand") and f.die not in allowed:
+                return f"you must first flick an animal from your hand ({', '.join(self.dice_of(p, 'hand'))})"
+            if die.status == "arena" and self._stunned(f.die):
+                return f"{f.die} is stunned (feet-up) and cannot be flicked"
+            return f"{f.die} cannot be flicked now (you may flick {', '.join(allowed)})"
+        if not (c["min_speed_m_s"] <= f.speed <= c["max_speed_m_s"]):
+            return f"speed must be {c['min_speed_m_s']}-{c['max_speed_m_s']} m/s, not {f.speed}"
+        ability = abilities()[self.team(p)]
+        if f.rail == "here":
+            if not (ability.key == "trunk-shot" and die.status == "arena"):
+                return "only an Elephant in the arena can be flicked from where it lies (Trunk Shot)"
+            if not f.ability:
+                return "flicking from where it lies is the Trunk Shot ability: add 'ability'"
+            if not self.ability_ready(p):
+                return "Trunk Shot is already used this round" if g.abilities else "abilities are not in play"
+            if self._stunned(f.die):
+                return f"{f.die} is stunned: the Trunk Shot needs a non-stunned Elephant"
+            if f.face is not None:
+                return "a Trunk Shot flicks the animal as it lies: do not set a face"
+            if not (0.0 <= f.direction < 360.0):
+                return f"a Trunk Shot's heading must be 0-360 degrees, not {f.direction}"
+            return None
+        if f.rail not in RAILS:
+            return f"no rail {f.rail!r}"
+        if f.face is None:
+            return "say which face you set up before flicking (face=head, back, ...)"
+        if f.face not in FACE_NAMES:
+            return f"no face {f.face!r}; faces are {', '.join(FACE_NAMES)}"
+        if abs(f.direction) > c["max_angle_deg"]:
+            return f"direction must be within {c['max_angle_deg']} degrees of straight in, not {f.direction}"
+        if f.along is not None:
+            lo, hi = a.corner_keepout, a.size - a.corner_keepout
+            if not lo <= f.along <= hi:
+                return f"a spot on the rail must be {lo:g}-{hi:g} mm along it (away from the corners), not {f.along}"
+            free = die.status == "arena" and die.face == FACE_UP
+            if not free:
+                if ability.key == "ambush" and self.ability_ready(p):
+                    if not f.ability:
+                        return f"{f.die} is not face-up: from off the dot only with Ambush (add 'ability')"
+                elif die.status == "hand":
+                    return f"{f.die} enters from the midpoint (dot) of a rail"
+                else:
+                    return f"only a face-up animal can be flicked from anywhere on a rail; {f.die} shows {die.face}"
+            elif f.ability:
+                return f"{f.die} is face-up and needs no ability to be flicked from anywhere on a rail"
+        elif f.ability:
+            return "no ability is needed to flick from a dot"
+        return None
+
+    def _place_reason(self, pl: Place) -> str | None:
+        if self.phase != "place":
+            return "there is no animal to place now"
+        _owner, die_id, rule = self.pending[0]
+        if pl.die != die_id:
+            return f"{die_id} is the animal to place now, not {pl.die}"
+        if pl.face not in FACE_NAMES:
+            return f"no face {pl.face!r}; faces are {', '.join(FACE_NAMES)}"
+        if rule == "head" and pl.face != FACE_UP:
+            return f"{die_id} goes back face-up (face=head)"
+        return self._spot_reason(pl.x, pl.y, exclude=die_id)
+
+    def _spot_reason(self, x: float, y: float, exclude: str | None = None) -> str | None:
+        a = arena()
+        half = constants()["die"]["edge"] / 2
+        if not (half <= x <= a.size - half and half <= y <= a.size - half):
+            return f"({x:g}, {y:g}) is not inside the arena ({half:g}-{a.size - half:g} mm each way)"
+        hole = a.over_hole(x, y)
+        if hole is not None:
+            return f"({x:g}, {y:g}) is over the {hole} cage"
+        clear = constants()["die"]["edge"] * math.sqrt(2)
+        for d, die in self.dice.items():
+            if d != exclude and die.status == "arena" and math.hypot(die.x - x, die.y - y) < clear:
+                return f"({x:g}, {y:g}) is on top of {d}"
+        return None
+
+    def _ability_reason(self, u: UseAbility) -> str | None:
+        g = self.game
+        p = self.to_move
+        if self.phase not in ("flick", "extra"):
+            return "an ability is used on your own turn, before you flick"
+        if not g.abilities:
+            return "team abilities are not in play in this battle"
+        ability = abilities()[self.team(p)]
+        if u.key != ability.key:
+            return f"{self.team(p).capitalize()}'s ability is {ability.name} ({ability.key}), not {u.key}"
+        if self.spent[p]:
+            return f"{ability.name} is already used this round"
+        if u.key == "chest-pound":
+            die = self.dice.get(u.target)
+            if die is None or die.owner != p:
+                return f"{u.target} is not one of your Gorillas"
+            if die.status != "arena" or die.face != STUNNED:
+                return f"Chest Pound sets a stunned Gorilla in the arena back-up; {u.target} is not one"
+            return None
+        if u.key == "dust-kick":
+            if not (len(u.target) == 2 and u.target[0] == "P" and u.target[1].isdigit()):
+                return f"Dust Kick targets an opponent (P1-P{g.players}), not {u.target}"
+            q = int(u.target[1]) - 1
+            if not 0 <= q < g.players or q == p or self.eliminated[q]:
+                return f"{u.target} is not an opponent in play"
+            return None
+        return f"{ability.name} is used as part of a flick (add 'ability' to the flick)"
+
+    # --- legal actions -------------------------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        """A finite, representative list of legal moves.
+
+        Flicks are continuous: this lists, per flickable animal, the dots (and one spot off the dot per
+        rail where allowed) x ``LEGAL_FACES`` x ``LEGAL_DIRECTIONS`` x ``LEGAL_SPEEDS``. ``illegal_reason``
+        and ``apply_action`` accept any in-range flick or placement, not only these.
+        """
+        if self.phase == "over":
+            return []
+        g = self.game
+        p = self.to_move
+        if self.phase == "first":
+            return [ChooseFirst(q) for q in range(g.players) if not self.eliminated[q]]
+        if self.phase == "place":
+            return self._legal_places()
+        out: list[Action] = []
+        if self.phase == "extra":
+            out.append(Pass())
+        ability = abilities()[self.team(p)] if g.abilities else None
+        ready = self.ability_ready(p)
+        if ability is not None and ready:
+            if ability.key == "chest-pound":
+                out += [UseAbility("chest-pound", d) for d in self.dice_of(p, "arena") if self._stunned(d)]
+            elif ability.key == "dust-kick":
+                out += [UseAbility("dust-kick", f"P{q + 1}") for q in range(g.players)
+                        if q != p and not self.eliminated[q]]
+        for d in self.flickable():
+            die = self.dice[d]
+            spots: list[tuple[str, float | None, bool]] = [(r, None, False) for r in RAILS]
+            if die.status == "arena" and die.face == FACE_UP:
+                spots += [(r, LEGAL_OFF_DOT, False) for r in RAILS]
+            elif ability is not None and ready and ability.key == "ambush":
+                spots += [(r, LEGAL_OFF_DOT, True) for r in RAILS]
+            for rail, along, ab in spots:
+                for face in LEGAL_FACES:
+                    for direction in LEGAL_DIRECTIONS:
+                        for speed in LEGAL_SPEEDS:
+                            out.append(Flick(d, rail, along, face, direction, speed, ab))
+            if (ability is not None and ready and ability.key == "trunk-shot" and die.status == "arena"
+                    and not self._stunned(d)):
+                for heading in LEGAL_HEADINGS:
+                    for speed in LEGAL_SPEEDS:
+                        out.append(Flick(d, "here", None, None, heading, speed, True))
+        return out
+
+    def _legal_places(self) -> list[Action]:
+        _owner, die_id, rule = self.pending[0]
+        faces = (FACE_UP,) if rule == "head" else FACE_NAMES
+        spots = [(x, y) for x in PLACE_GRID for y in PLACE_GRID if self._spot_reason(x, y, die_id) is None]
+        if not spots:
+            a = arena()
+            fine = [15.0 + 5.0 * k for k in range(int((a.size - 30.0) / 5.0) + 1)]
+            spots = [(x, y) for x in fine for y in fine if self._spot_reason(x, y, die_id) is None][:8]
+        return [Place(die_id, x, y, f) for x, y in spots for f in faces]
+
+    # --- applying ------------------------------------------------------------------------------------
+    def _apply(self, action: Action) -> None:
+        if isinstance(action, Flick):
+            self._flick(action, record=False)
+        elif isinstance(action, Place):
+            self._place(action)
+        elif isinstance(action, UseAbility):
+            self._use_ability(action)
+        elif isinstance(action, ChooseFirst):
+            self._start_round(action.player)
+            self.last = {"kind": "first", "player": action.player}
+        elif isinstance(action, Pass):
+            self.last = {"kind": "pass", "player": self.to_move}
+            self._end_turn(self.to_move, extra=False)
+
+    def flick_with_frames(self, action: Flick | str) -> SimResult:
+        """Apply a flick (legal or ``IllegalActionError``) and return its simulation with trajectory frames."""
+        if isinstance(action, str):
+            action = self.parse_action(action)
+        reason = self.illegal_reason(action)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        if not isinstance(action, Flick):
+            raise IllegalActionError(f"{action} is not a flick")
+        return self._flick(action, record=True)
+
+    def jitter(self, f: Flick) -> tuple[float, float]:
+        """Standard deviations (degrees, fraction of speed) of the extra random jitter this flick gets."""
+        aim = constants()["aim"]
+        sd_a = sd_s = 0.0
+        if self.dust[self.to_move]:
+            sd_a += aim["dust_kick_angle_sd_deg"]
+            sd_s += aim["dust_kick_speed_sd_fraction"]
+        die = self.dice[f.die]
+        if self.game.mode == "cage" and self.game.all_valley and die.status == "arena" and die.face == STUNNED:
+            sd_a += aim["off_hand_angle_sd_deg"]
+            sd_s += aim["off_hand_speed_sd_fraction"]
+        return sd_a, sd_s
+
+    def launch_of(self, f: Flick, direction: float | None = None, speed: float | None = None) -> Launch:
+        """Where and how the flicked die starts, for the physics (direction in degrees, speed in m/s)."""
+        direction = f.direction if direction is None else direction
+        speed = f.speed if speed is None else speed
+        die = self.dice[f.die]
+        if f.rail == "here":
+            return Launch(f.die, die.x, die.y, math.radians(direction), speed * 1000.0, die.orientation)
+        along = arena().size / 2 if f.along is None else f.along
+        x, y, normal = launch_point(f.rail, along)
+        heading = normal + math.radians(direction)
+        return Launch(f.die, x, y, heading, speed * 1000.0, orientation_with_up(f.face or FACE_UP))
+
+    def _flick(self, f: Flick, record: bool) -> SimResult:
+        g = self.game
+        c = constants()["flick"]
+        p = self.to_move
+        direction, speed = f.direction, f.speed
+        sd_a, sd_s = self.jitter(f)
+        if sd_a or sd_s:
+            direction += float(self.rng.normal(0.0, sd_a)) if sd_a else 0.0
+            speed *= 1.0 + (float(self.rng.normal(0.0, sd_s)) if sd_s else 0.0)
+            speed = min(max(speed, c["min_speed_m_s"]), c["max_speed_m_s"])
+            if f.rail != "here":
+                direction = min(max(direction, -c["max_angle_deg"]), c["max_angle_deg"])
+        self.dust[p] = False
+        if f.ability or f.rail == "here":
+            self.spent[p] = True
+        launch = self.launch_of(f, direction, speed)
+        before = {d: die.copy() for d, die in self.dice.items()}
+        others = [
+            DieBody(d, die.x, die.y, die.angle, die.orientation)
+            for d, die in self.dice.items() if die.status == "arena" and d != f.die
+        ]
+        result = simulate(others, launch, self.rng, record=record)
+        rail_rule = self.rail_rule == p
+        if rail_rule:
+            self.rail_rule = None
+        last: dict[str, Any] = {
+            "kind": "flick", "player": p, "flick": str(f), "direction": direction, "speed": speed,
+            "caged": dict(result.caged), "left": dict(result.left), "events": list(result.events), "foul": False,
+        }
+        self.last = last
+        if rail_rule and result.rail_before_strike is False:
+            self.dice = before
+            self.dice[f.die].status = "out"
+            last["foul"] = True
+            last["events"].append(
+                f"foul: {f.die} struck before touching a rail on {g.player_name(p)}'s first flick; "
+                f"the arena is put back and {f.die} is out for the round")
+            last["caged"], last["left"] = {}, {}
+            self._end_turn(p, extra=False)
+            return result
+        for d, body in result.dice.items():
+            die = self.dice[d]
+            die.status, die.x, die.y, die.angle, die.orientation = "arena", body.x, body.y, body.angle, body.orientation
+        for d in result.caged:
+            self.dice[d].status = "caged"
+        opp_caged = [d for d in result.caged if self.dice[d].owner != p]
+        own_caged = [d for d in result.caged if self.dice[d].owner == p]
+        own_out = [d for d in result.left if self.dice[d].owner == p]
+        opp_out = [d for d in result.left if self.dice[d].owner != p]
+        for d in result.left:
+            self.dice[d].status = "out"
+        pending: list[list[Any]] = []
+        if opp_caged and own_out:  # FAQ: your animal is out, your turn ends, the opponent places his animal back
+            pending += [[self.dice[d].owner, d, "any"] for d in opp_caged]
+        pending += [[self.dice[d].owner, d, "head"] for d in opp_out]
+        pending.sort(key=lambda e: ((e[0] - p) % g.players, e[1]))
+        extra = bool(opp_caged) and not own_caged and not own_out
+        self.pending = pending
+        if pending:
+            self.resume = [p, extra]
+            self.phase = "place"
+            self.to_move = pending[0][0]
+        else:
+            self._end_turn(p, extra)
+        return result
+
+    def _place(self, pl: Place) -> None:
+        owner, die_id, _rule = self.pending.pop(0)
+        die = self.dice[die_id]
+        die.status, die.x, die.y, die.angle = "arena", pl.x, pl.y, 0.0
+        die.orientation = orientation_with_up(pl.face)
+        self.last = {"kind": "place", "player": owner, "place": str(pl)}
+        if self.pending:
+            self.to_move = self.pending[0][0]
+            return
+        p, extra = self.resume if self.resume else (owner, False)
+        self.resume = None
+        self._end_turn(p, extra)
+
+    def _use_ability(self, u: UseAbility) -> None:
+        p = self.to_move
+        self.spent[p] = True
+        if u.key == "chest-pound":
+            die = self.dice[u.target]
+            die.orientation = orientation_with_up("back")
+        elif u.key == "dust-kick":
+            self.dust[int(u.target[1]) - 1] = True
+        self.last = {"kind": "ability", "player": p, "ability": str(u)}
+
+    # --- turn and round flow ------------------------------------------------------------------------
+    def _beaten(self, q: int) -> bool:
+        """Whether player ``q``'s team is beaten in the current round (Cage Battle)."""
+        g = self.game
+        if self.dice_of(q, "hand", "reserve"):
+            return False
+        arena_dice = self.dice_of(q, "arena")
+        if g.all_valley:
+            return not arena_dice
+        return all(self._stunned(d) for d in arena_dice)
+
+    def _end_turn(self, p: int, extra: bool) -> None:
+        """After player ``p``'s action: reinforcements, round end, then an extra flick or the next player."""
+        g = self.game
+        self.phase = "flick"
+        if g.mode == "cage":
+            if g.multiplayer:
+                for q in range(g.players):
+                    if not self.eliminated[q] and not self.dice_of(q, "hand", "arena") and self.dice_of(q, "reserve"):
+                        for d in self.dice_of(q, "reserve"):
+                            self.dice[d].status = "hand"
+                for q in range(g.players):
+                    if not self.eliminated[q] and self._beaten(q):
+                        self.eliminated[q] = True
+                alive = [q for q in range(g.players) if not self.eliminated[q]]
+                if len(alive) <= 1:
+                    self._finish(alive[0] if alive else p)
+                    return
+            else:
+                beaten = [q for q in range(g.players) if self._beaten(q)]
+                if beaten:
+                    winner = p if len(beaten) == g.players else next(q for q in range(g.players) if q not in beaten)
+                    self._win_round(winner)
+                    return
+            if extra and self.flickable(p, extra=True):
+                self.phase = "extra"
+                self.to_move = p
+                return
+            self.to_move = self._next_active(p)
+            return
+        # Points Battle
+        if extra and self.flickable(p, extra=True):
+            self.phase = "extra"
+            self.to_move = p
+            return
+        n = g.players
+        for k in range(1, n + 1):
+            q = (p + k) % n
+            if self.dice_of(q, "hand"):
+                self.to_move = q
+                return
+        self._score_round()
+
+    def _win_round(self, winner: int) -> None:
+        g = self.game
+        self.wins[winner] += 1
+        loser = next(q for q in range(g.players) if q != winner)
+        self.last = dict(self.last or {}, round_winner=winner)
+        if self.wins[winner] >= g.rounds_to_win:
+            self.phase = "over"
+            return
+        self.phase = "first"
+        self.to_move = loser
+        self.pending, self.resume = [], None
+
+    def _score_round(self) -> None:
+        g = self.game
+        scores = [self.round_score(q) for q in range(g.players)]
+        if g.multiplayer:
+            for q in range(g.players):
+                self.points[q] += scores[q]
+            gained = scores
+        else:
+            diff = scores[0] - scores[1]
+            gained = [max(diff, 0), max(-diff, 0)]
+            self.points[0] += gained[0]
+            self.points[1] += gained[1]
+        self.last = dict(self.last or {}, round_scores=scores, round_points=gained)
+        if g.multiplayer:
+            if self.round_no >= g.multiplayer_rounds:
+                self.phase = "over"
+                return
+        elif max(self.points) >= g.points_to_win:
+            self.phase = "over"
+            return
+        low = min(self.points)
+        lowest = [q for q in range(g.players) if self.points[q] == low]
+        if len(lowest) == 1:
+            self.phase = "first"
+            self.to_move = lowest[0]
+            self.pending, self.resume = [], None
+        else:
+            self._start_round(self.starter)
+
+    def _finish(self, winner: int) -> None:
+        self.phase = "over"
+        self.to_move = winner
+        self.last = dict(self.last or {}, winner=winner)
+
+    # --- outcome -------------------------------------------------------------------------------------
+    def winners(self) -> list[int]:
+        """The players who won the battle (several on a tied multi-player Points Battle); [] until the end."""
+        if self.phase != "over":
+            return []
+        g = self.game
+        if g.mode == "cage":
+            if g.multiplayer:
+                return [q for q in range(g.players) if not self.eliminated[q]] or [self.to_move]
+            return [max(range(g.players), key=lambda q: self.wins[q])]
+        top = max(self.points)
+        return [q for q in range(g.players) if self.points[q] == top]
+
+    def returns(self) -> list[float]:
+        if self.phase != "over":
+            return [0.0] * self.game.players
+        w = set(self.winners())
+        return [1.0 if q in w else -1.0 for q in range(self.game.players)]
+
+    # --- copies and persistence ----------------------------------------------------------------------
+    def clone(self) -> ZooState:
+        c = ZooState.__new__(ZooState)
+        c.game = self.game
+        c.rng = clone_rng(self.rng)
+        c.dice = {d: die.copy() for d, die in self.dice.items()}
+        c.phase, c.to_move, c.round_no, c.starter, c.rail_rule = (
+            self.phase, self.to_move, self.round_no, self.starter, self.rail_rule)
+        c.wins, c.points, c.spent, c.dust, c.eliminated = (
+            list(self.wins), list(self.points), list(self.spent), list(self.dust), list(self.eliminated))
+        c.pending = [list(e) for e in self.pending]
+        c.resume = list(self.resume) if self.resume else None
+        c.last = _copy_json(self.last)
+        return c
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rng": rng_state(self.rng),
+            "phase": self.phase, "to_move": self.to_move, "round": self.round_no, "starter": self.starter,
+            "rail_rule": self.rail_rule, "wins": list(self.wins), "points": list(self.points),
+            "spent": list(self.spent), "dust": list(self.dust), "eliminated": list(self.eliminated),
+            "pending": [list(e) for e in self.pending], "resume": list(self.resume) if self.resume else None,
+            "dice": {d: die.to_list() for d, die in self.dice.items()},
+            "last": _copy_json(self.last),
+        }
+
+    def player_view(self, player: int) -> dict[str, Any]:
+        """Everything is on the table; the view adds who is to move, the scores and the aim-preview flag."""
+        view = self.to_dict()
+        del view["rng"]
+        view["you"] = player
+        view["aim_preview"] = not self.dust[player]
+        view["round_scores"] = [self.round_score(q) for q in range(self.game.players)]
+        view["faces"] = {d: die.face for d, die in self.dice.items() if die.status == "arena"}
+        return view
+
+    @classmethod
+    def from_dict(cls, game: ZooGame, data: dict[str, Any]) -> ZooState:
+        n = game.players
+        s = cls(game, rng_from_state(data["rng"]))
+        phase = data["phase"]
+        if phase not in PHASES:
+            raise StateFormatError(f"unknown phase {phase!r}")
+        s.phase = phase
+        s.to_move = _player(data["to_move"], n)
+        s.round_no = int(data["round"])
+        if s.round_no < 1:
+            raise StateFormatError("round must be at least 1")
+        s.starter = _player(data["starter"], n)
+        s.rail_rule = None if data["rail_rule"] is None else _player(data["rail_rule"], n)
+        s.wins = _ints(data["wins"], n, 0, game.rounds_to_win)
+        s.points = _ints(data["points"], n, 0, 10_000)
+        s.spent = _bools(data["spent"], n)
+        s.dust = _bools(data["dust"], n)
+        s.eliminated = _bools(data["eliminated"], n)
+        dice = data["dice"]
+        if set(dice) != set(game.die_ids):
+            raise StateFormatError(f"the dice must be {', '.join(game.die_ids)}")
+        size = arena().size
+        for d in game.die_ids:
+            owner, status, x, y, angle, orientation = dice[d]
+            if owner != game.owner_of[d]:
+                raise StateFormatError(f"{d} belongs to player {game.owner_of[d] + 1}")
+            if status not in STATUSES:
+                raise StateFormatError(f"{d} has unknown status {status!r}")
+            vals = [float(x), float(y), float(angle)]
+            if not all(math.isfinite(v) for v in vals):
+                raise StateFormatError(f"{d} has a position that is not a number")
+            if status == "arena" and not (0 <= vals[0] <= size and 0 <= vals[1] <= size):
+                raise StateFormatError(f"{d} lies outside the arena")
+            if not isinstance(orientation, int) or not 0 <= orientation < 24:
+                raise StateFormatError(f"{d} has orientation {orientation!r}, not 0-23")
+            s.dice[d] = Die(owner, status, vals[0], vals[1], vals[2], orientation)
+        s.pending = []
+        for e in data["pending"]:
+            owner, die_id, rule = e
+            if die_id not in s.dice or s.dice[die_id].owner != owner or rule not in ("head", "any"):
+                raise StateFormatError(f"bad placement to make: {e!r}")
+            s.pending.append([owner, die_id, rule])
+        if (phase == "place") != bool(s.pending):
+            raise StateFormatError("placements to make and the phase disagree")
+        if phase == "place" and s.to_move != s.pending[0][0]:
+            raise StateFormatError("the player placing must own the animal to place")
+        resume = data["resume"]
+        s.resume = None if resume is None else [_player(resume[0], n), bool(resume[1])]
+        last = data["last"]
+        if last is not None and not isinstance(last, dict):
+            raise StateFormatError("last must be an object or null")
+        s.last = _copy_json(last)
+        if phase in ("flick", "extra") and not s.flickable() and not s.legal_actions():
+            raise StateFormatError(f"{game.player_name(s.to_move)} is to move but has nothing to do")
+        return s
+
+
+def _copy_json(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _copy_json(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_copy_json(v) for v in obj]
+    return obj
+
+
+def _player(v: Any, n: int) -> int:
+    if not isinstance(v, int) or not 0 <= v < n:
+        raise StateFormatError(f"{v!r} is not a player of this battle")
+    return v
+
+
+def _ints(v: Any, n: int, lo: int, hi: int) -> list[int]:
+    if not isinstance(v, list) or len(v) != n or not all(isinstance(x, int) and lo <= x <= hi for x in v):
+        raise StateFormatError(f"expected {n} whole numbers {lo}-{hi}, got {v!r}")
+    return list(v)
+
+
+def _bools(v: Any, n: int) -> list[bool]:
+    if not isinstance(v, list) or len(v) != n or not all(isinstance(x, bool) for x in v):
+        raise StateFormatError(f"expected {n} true/false values, got {v!r}")
+    return list(v)
+
+
+def new_game(mode: str = "cage", players: int = 2, seed: int | None = 0, **options: Any) -> ZooState:
+    """A fresh battle state seeded with ``seed``."""
+    return ZooGame(mode=mode, players=players, **options).new_initial_state(make_rng(seed))
