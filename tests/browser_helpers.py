@@ -1,0 +1,56 @@
+"""Helpers for browser tests: map board data coordinates to page pixels and wait on server-side state.
+
+Import them in a game's browser test (``from browser_helpers import BOARD_READY, to_page, wait_for``);
+``tests`` is on pytest's ``pythonpath``. Recipes from ``../shared/guides/panel-and-browser-tests.md`` §6.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+import urllib.request
+from collections.abc import Callable
+
+TO_PAGE = """([name, x, y]) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
+  const r = v.canvas.events_el.getBoundingClientRect();
+  return [r.left + v.frame.x_scale.compute(x), r.top + v.frame.y_scale.compute(y)];
+}"""
+"""JS: data (x, y) on the Bokeh figure named ``name`` -> viewport pixels (Playwright mouse coordinates)."""
+
+BOARD_READY = """(name) => window.Bokeh && Bokeh.index &&
+  [...Bokeh.index.all_views()].some(v => v.model.name === name && v.frame && v.is_idle)"""
+"""JS predicate for ``page.wait_for_function``: the figure named ``name`` is laid out and idle."""
+
+
+def to_page(page, x: float, y: float, name: str = "board") -> tuple[float, float]:
+    """Viewport pixels of data point (x, y) on the figure named ``name``."""
+    px, py = page.evaluate(TO_PAGE, [name, x, y])
+    return px, py
+
+
+def wait_for(cond: Callable[[], object], page, timeout: float = 10.0) -> None:
+    """Poll a server-side condition while letting the page run (assert on Python state, not pixels)."""
+    end = time.time() + timeout
+    while not cond():
+        assert time.time() < end, "condition not met in time"
+        page.wait_for_timeout(50)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_live(url: str, timeout: float = 20.0) -> None:
+    """Wait for a Panel server's ``/liveness`` (which, unlike ``/``, builds no session)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(url.rstrip("/") + "/liveness", timeout=2).read()
+            return
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)

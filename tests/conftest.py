@@ -1,0 +1,104 @@
+"""Shared fixtures: serve Panel apps in-process and drive them in Debian's headless Chromium.
+
+Recipes from ``../shared/guides/panel-and-browser-tests.md`` (sections 3, 4, 6 and 10).
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_helpers import free_port, wait_until_live
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Use Debian's Chromium: Playwright's own browser download does not work on this machine kind."""
+    path = CHROMIUM if shutil.which(CHROMIUM) else shutil.which("chromium")
+    if path is None:
+        pytest.fail("the browser tests need Debian's chromium package: `make test` installs it")
+    return {**browser_type_launch_args, "executable_path": path, "headless": True, "args": CHROMIUM_ARGS}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses a browser page is a browser test, marked or not (so ``-m "not browser"`` works)."""
+    for item in items:
+        if "page" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
+Servable = Callable[[], Any] | dict[str, Callable[[], Any]]
+
+
+@pytest.fixture
+def serve_app() -> Iterator[Callable[..., str]]:
+    """``serve_app(factory_or_routes, **pn_serve_kwargs) -> base URL``: serve in a thread on a free port.
+
+    ``factory`` is called once per browser session (page load); a dict maps URL slugs to factories, as
+    ``apps.server.routes()`` does. The test process holds the server, so a test can assert on the very
+    Python objects the page drives. All servers stop at teardown.
+    """
+    import panel as pn
+
+    def _serve(app: Servable, **kwargs: Any) -> str:
+        port = free_port()
+        pn.serve(app, port=port, address="127.0.0.1", threaded=True, show=False, verbose=False, liveness=True, **kwargs)
+        url = f"http://127.0.0.1:{port}/"
+        wait_until_live(url)
+        return url
+
+    yield _serve
+    pn.state.kill_all_servers()  # not thread.stop() as well: that raises "Thread already stopping"
+
+
+@pytest.fixture
+def console_errors(page) -> list[str]:
+    """Browser console errors and uncaught page errors, collected from before the first navigation.
+
+    A test ends with ``assert console_errors == []``.
+    """
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(f"console.error: {msg.text}") if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    return errors
+
+
+_package_numbers = itertools.count()
+
+
+@pytest.fixture
+def make_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[dict[str, str]], Any]:
+    """``make_package({"sub/mod.py": source, ...}) -> module``: a throwaway importable package.
+
+    For discovery tests (game apps, game CLI commands): each call makes a package with a fresh name, so
+    nothing is shared through ``sys.modules`` between tests. Every folder gets an ``__init__.py``.
+    """
+    import importlib
+
+    def _make(files: dict[str, str]) -> Any:
+        name = f"dojo_fake_{next(_package_numbers)}"
+        root = tmp_path / name
+        root.mkdir()
+        (root / "__init__.py").write_text("")
+        for rel, source in files.items():
+            path = root / rel
+            for folder in [*reversed(path.relative_to(root).parents)][1:]:
+                (root / folder).mkdir(exist_ok=True)
+                (root / folder / "__init__.py").touch()
+            path.write_text(textwrap.dedent(source))
+        monkeypatch.syspath_prepend(str(tmp_path))
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
+
+    return _make

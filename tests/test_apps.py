@@ -1,0 +1,94 @@
+"""The dashboard shell without a browser: game discovery, the landing page and the server's routes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import panel as pn
+import pytest
+
+import apps
+from apps import discover_games, landing, server
+
+GAME = '''
+TITLE = "{title}"
+DESCRIPTION = "{description}"
+ORDER = {order}
+
+def create_app():
+    return {{"fresh": []}}
+'''
+
+
+def fake_apps(make_package):
+    return make_package({
+        "zebra.py": GAME.format(title="Zebra Cup", description="Flick the zebras.", order=2),
+        "alpha.py": GAME.format(title="Alpha War", description="Hold the line.", order=1),
+        "beta.py": GAME.format(title="Beta Raid", description="Raid the lair.", order=1),
+        "landing.py": "def create_app():\n    return None\n",
+        "server.py": "def create_app():\n    return None\n",
+        "_private.py": "def create_app():\n    return None\n",
+        "helpers.py": "TITLE = 'not a game'\n",
+        "widgets/board.py": "def create_app():\n    return None\n",
+    })
+
+
+def test_discovery_finds_games_only_sorted_by_order_then_title(make_package):
+    games = discover_games(fake_apps(make_package))
+    assert [g.slug for g in games] == ["alpha", "beta", "zebra"]
+    alpha = games[0]
+    assert (alpha.title, alpha.description, alpha.order, alpha.path) == ("Alpha War", "Hold the line.", 1, "/alpha")
+    assert alpha.create_app() is not alpha.create_app()  # a fresh session model each call
+
+
+def test_a_game_module_missing_its_constants_is_an_error_not_a_silent_skip(make_package):
+    package = make_package({"kzin.py": "TITLE = 'Man-Kzin Wars'\n\ndef create_app():\n    return None\n"})
+    with pytest.raises(TypeError, match="not DESCRIPTION, ORDER"):
+        discover_games(package)
+
+
+def test_a_description_must_be_one_line(make_package):
+    source = 'TITLE = "K"\nDESCRIPTION = """one\ntwo"""\nORDER = 1\n\ndef create_app():\n    return None\n'
+    package = make_package({"kzin.py": source})
+    with pytest.raises(ValueError, match="one line"):
+        discover_games(package)
+
+
+def test_the_real_apps_package_lists_every_game_module_and_nothing_else():
+    folder = Path(apps.__file__).parent
+    expected = {
+        f.stem for f in folder.glob("*.py")
+        if f.stem not in {"landing", "server"} and not f.stem.startswith("_") and "def create_app(" in f.read_text()
+    }
+    assert {g.slug for g in discover_games()} == expected
+
+
+def test_landing_lists_each_game_with_its_description_and_link(make_package):
+    games = discover_games(fake_apps(make_package))
+    text = landing.game_list_markdown(games)
+    assert text.index("Alpha War") < text.index("Beta Raid") < text.index("Zebra Cup")
+    for g in games:
+        assert f"[{g.title}](/{g.slug})\n{g.description}" in text
+    assert landing.NO_GAMES not in text
+
+
+def test_landing_says_plainly_when_no_game_is_built():
+    view = landing.create_app(games=[])
+    assert view.select(pn.pane.Markdown)[1].object == landing.NO_GAMES
+
+
+def test_each_landing_page_is_a_new_object_tree():
+    first, second = landing.create_app(games=[]), landing.create_app(games=[])
+    assert first is not second
+    ids = {id(obj) for obj in first.select()}
+    assert ids.isdisjoint(id(obj) for obj in second.select())
+
+
+def test_routes_serve_the_landing_page_at_root_and_each_game_at_its_slug(make_package):
+    games = discover_games(fake_apps(make_package))
+    table = server.routes(games)
+    assert list(table) == ["/", "alpha", "beta", "zebra"]
+    assert table["zebra"] is games[2].create_app
+    page = table["/"]()
+    assert "Zebra Cup" in page.select(pn.pane.Markdown)[1].object
+    assert set(server.titles(games)) == set(table)
