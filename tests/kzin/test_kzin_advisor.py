@@ -1,0 +1,90 @@
+"""The advisor: grouping is exact (checked against brute-force subset enumeration) and advice is coherent."""
+
+import itertools
+from collections import Counter
+
+from kzin_helpers import draw, fresh, put_in_play
+
+from engine.kzin.advisor import advise, battle_options, commitment_groups
+from engine.kzin.cards import CARDS, HUMAN_FLEET
+from engine.kzin.odds import Battle
+from engine.kzin.policies import make_policy
+
+TABLE = ("ARM Defense Force", "ARM Defense Force", "Rag Tag Fleet", "Pirate Fleet", "Marines", "Picket Ships",
+         "Human Luck", "Psionics", "Reinforcements", "Lines of Defense", "Wunderland Treaty Maker",
+         "Interstellar Trade", "Revenge", "Telepathy")
+
+
+def position():
+    s = fresh()
+    put_in_play(s, *TABLE)
+    draw(s, "Kzinti Armada")
+    return s
+
+
+def test_groups_cover_every_subset_exactly_once():
+    s = position()
+    cards = [c.index for c in s.cards_in_play() if c.committable and c.counts_in("invasion")]
+    # Brute force over copies (each physical card in or out), grouped by the multiset of kinds.
+    seen = {}
+    for mask in itertools.product((0, 1), repeat=len(cards)):
+        chosen = [k for k, m in zip(cards, mask, strict=True) if m]
+        if not any(CARDS[k].type == HUMAN_FLEET for k in chosen):
+            continue
+        seen[tuple(sorted(Counter(chosen).items()))] = chosen
+    # Distinct multisets per totals, and the odds of every one of them equal the group's.
+    groups = commitment_groups(s)
+    per_key = Counter()
+    for chosen in seen.values():
+        b = Battle.from_state(s, chosen)
+        key = (b.human_const(), b.human_dice() - 1, True)
+        per_key[key] += 1
+        assert key in groups
+    options = {(o.human_const, o.human_dice - 1): o for o in battle_options(s) if o.battle_odds is not None}
+    for key, (_, _, rep) in groups.items():
+        b = Battle.from_state(s, list(rep))
+        assert (b.human_const(), b.human_dice() - 1) == key[:2]
+        assert options[key[:2]].battle_odds == b.win_probability()
+    # The programme counts physical subsets (copies distinguished); multisets are fewer or equal.
+    assert sum(ways for ways, _, _ in groups.values()) == sum(
+        1 for mask in itertools.product((0, 1), repeat=len(cards))
+        if any(CARDS[k].type == HUMAN_FLEET for k, m in zip(cards, mask, strict=True) if m))
+    assert set(per_key) == set(groups)
+
+
+def test_advice_ranks_and_recommends_the_best_game_odds():
+    s = position()
+    advice = advise(s, rollouts=400, seed=3)
+    wins = [o.game_win for o in advice.evaluated]
+    assert wins == sorted(wins, reverse=True)
+    assert advice.recommended is advice.evaluated[0]
+    assert any(o.battle_odds is None and o.action == "fall back" for o in advice.evaluated)
+    for o in advice.evaluated:
+        assert o.game_low <= o.game_win <= o.game_high
+    t = advice.table()
+    assert t["recommended"].sum() == 1 and len(t) == len(advice.evaluated)
+
+
+def test_advice_is_reproducible_for_a_seed():
+    a, b = advise(position(), rollouts=300, seed=9), advise(position(), rollouts=300, seed=9)
+    assert a.table().equals(b.table())
+
+
+def test_liberation_advice_offers_pass():
+    s = fresh()
+    put_in_play(s, "Pirate Fleet", "Marines")
+    draw(s, "Interstellar Trade")
+    advice = advise(s, rollouts=200)
+    assert advice.phase == "liberation"
+    assert {o.action for o in advice.evaluated} == {"attack", "pass"}
+
+
+def test_advisor_policy_plays_a_legal_game():
+    import numpy as np
+
+    from engine.core import play_game
+    from engine.kzin.rules import KzinGame
+
+    s = play_game(KzinGame(kzin_base_force=6).new_initial_state(), [make_policy("advisor", rollouts=50)],
+                  np.random.default_rng(2))
+    assert s.is_terminal()

@@ -1,0 +1,161 @@
+"""The session model without a browser: commands, refusals, odds, saving and loading."""
+
+import json
+
+import pytest
+
+from engine.kzin.cards import CARDS, card
+from engine.kzin.session import KzinSession
+
+
+def play_until(session, phase, limit=200):
+    """Fall back / pass until the player faces a decision of ``phase`` with a Fleet in play."""
+    for _ in range(limit):
+        d = session.decision()
+        if d == phase and session.state.fleets_in_play():
+            return True
+        if d == "invasion":
+            session.fall_back()
+        elif d == "liberation":
+            session.pass_turn()
+        else:
+            session.new_game(session.seed + 1)
+    return False
+
+
+def test_a_seed_reproduces_a_game():
+    a, b = KzinSession(seed=11), KzinSession(seed=11)
+    for s in (a, b):
+        play_until(s, "liberation")
+        s.select([c.kind for c in s.table() if c.selectable])
+        s.attack()
+    assert a.state.to_json() == b.state.to_json()
+    assert a.log == b.log
+
+
+def test_toggle_refuses_cards_that_add_nothing_and_changes_nothing():
+    s = KzinSession(seed=4)
+    assert play_until(s, "liberation")
+    tech = card("Interstellar Trade").index
+    before = (s.state.to_json(), list(s.selection))
+    assert not s.toggle(tech)
+    assert "not in play" in s.message or "never committed" in s.message
+    assert not s.toggle(999)
+    assert (s.state.to_json(), list(s.selection)) == before
+
+
+def test_odds_follow_the_selection_and_the_log_tells_the_odds_it_had():
+    s = KzinSession(seed=5)
+    assert play_until(s, "liberation")
+    assert s.win_probability() is None
+    ok, reason = s.can("attack")
+    assert not ok and "Fleet" in reason
+    fleet = next(c for c in s.table() if c.type == "H")
+    assert s.toggle(fleet.kind)
+    p = s.win_probability()
+    assert p is not None and 0 <= p <= 1
+    assert s.can("attack") == (True, "")
+    assert not s.can("defend")[0]
+    assert s.force_table() is not None
+    assert s.attack()
+    battle = [e for e in s.log if e["event"] == "liberation battle"][-1]
+    assert battle["odds"] == pytest.approx(float(p))
+    assert f"You had {float(p):.0%}" in s.message
+
+
+def test_toggle_twice_unselects():
+    s = KzinSession(seed=5)
+    assert play_until(s, "liberation")
+    fleet = next(c for c in s.table() if c.type == "H")
+    copies = s.state.in_play[fleet.kind]
+    for _ in range(copies):
+        s.toggle(fleet.kind)
+    assert s.selection.count(fleet.kind) == copies
+    s.toggle(fleet.kind)
+    assert s.selection.count(fleet.kind) == 0
+
+
+def test_deck_counts_are_exact_chances():
+    s = KzinSession(seed=2)
+    t = s.deck_counts()
+    assert t["left"].sum() == sum(s.state.pile)
+    assert sum(t["p_next_exact"]) == 1
+
+
+def test_save_and_load_restore_the_same_game_and_future():
+    s = KzinSession(seed=8)
+    play_until(s, "liberation")
+    text = s.save()
+    t = KzinSession(seed=99)
+    assert t.load(text)
+    assert t.state.to_json() == s.state.to_json() and t.log == s.log and t.seed == 8
+    # The generator was saved too: both go on identically.
+    for x in (s, t):
+        x.pass_turn()
+    assert t.state.to_json() == s.state.to_json()
+
+
+@pytest.mark.parametrize("bad", [
+    "{not json", json.dumps({"format": "something else"}), json.dumps([1, 2, 3]),
+])
+def test_a_bad_file_keeps_the_current_game(bad):
+    s = KzinSession(seed=3)
+    before = s.state.to_json()
+    assert not s.load(bad)
+    assert "Could not load" in s.message and "goes on" in s.message
+    assert s.state.to_json() == before
+
+
+def test_a_tampered_file_is_refused():
+    s = KzinSession(seed=3)
+    data = json.loads(s.save())
+    data["game"]["state"]["kem"] = 11
+    other = KzinSession(seed=1)
+    before = other.state.to_json()
+    assert not other.load(json.dumps(data))
+    assert "changed after it was saved" in other.message and other.state.to_json() == before
+
+
+def test_two_sessions_are_independent():
+    a, b = KzinSession(seed=1), KzinSession(seed=1)
+    play_until(a, "invasion")
+    a.fall_back()
+    assert b.state.turn == 1 or b.state.to_json() != a.state.to_json()
+    assert a.log is not b.log
+
+
+def test_new_game_uses_rule_options():
+    s = KzinSession(seed=1, kzin_base_force=5, start_space=6)
+    assert s.state.rules.kzin_base_force == 5 and s.state.kem in (5, 6)
+    with pytest.raises(ValueError):
+        KzinSession(kzin_base_force=100)
+
+
+def test_advice_and_follow_advice():
+    s = KzinSession(seed=5, advisor_rollouts=200)
+    assert play_until(s, "liberation")
+    advice = s.advice()
+    assert advice is s.advice()  # cached per decision
+    turn = s.state.turn
+    assert s.follow_advice()
+    assert s.state.turn > turn or s.state.is_terminal()
+
+
+def test_running_odds_cover_every_turn():
+    s = KzinSession(seed=6)
+    for _ in range(3):
+        play_until(s, "liberation")
+        s.pass_turn()
+    s.estimate_running_odds(rollouts=200)
+    turns = [e["turn"] for e in s.running_odds]
+    starts = sorted({e["turn"] for e in s.log if e["event"] == "turn start"})
+    assert turns == starts and s.progress == 1.0
+    assert all(e["low"] <= e["win"] <= e["high"] for e in s.running_odds)
+
+
+def test_table_marks_unselectable_cards():
+    s = KzinSession(seed=4)
+    assert play_until(s, "liberation")
+    for view in s.table():
+        c = CARDS[view.kind]
+        assert view.selectable == (c.committable and c.counts_in("liberation"))
