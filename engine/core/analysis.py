@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.core.policy import Policy
 from engine.core.protocol import CHANCE, Game, State
-from engine.core.rng import child_seeds, make_rng, sample_outcome
+from engine.core.rng import child_seeds, make_rng
 
 StateFactory = Callable[[np.random.Generator], State]
 
@@ -103,7 +103,7 @@ def play_game(state: State, policies: Sequence[Policy], rng: np.random.Generator
         player = state.current_player()
         if player < 0:
             if player == CHANCE:
-                state._apply(sample_outcome(state.chance_outcomes(), rng))
+                state._apply(state.sample_chance(rng))
                 continue
             return state
         state.apply_action(policies[player].choose(state, rng))

@@ -109,6 +109,16 @@ class State(ABC):
         """Each chance outcome with its exact probability; the probabilities sum to 1."""
         raise IllegalActionError(f"{self.describe_player()} is to move, not chance")
 
+    def sample_chance(self, rng: Any) -> Action:
+        """Draw one chance outcome with its probability.
+
+        The default samples ``chance_outcomes()``; a game may override it with an equivalent
+        sampler that skips building exact ``Fraction``s, which simulation does not need.
+        """
+        from engine.core.rng import sample_outcome
+
+        return sample_outcome(self.chance_outcomes(), rng)
+
     def illegal_reason(self, action: Action) -> str | None:
         """Why ``action`` cannot be applied now, or None when it can."""
         player = self.current_player()

@@ -37,6 +37,9 @@ from engine.kzin.cards import (
 )
 
 HUMANS, KZINTI = "Humans", "Kzinti"
+FLEET_KINDS = tuple(c.index for c in CARDS if c.type == HUMAN_FLEET)
+TECH_KINDS = tuple(c.index for c in CARDS if c.type == TECHNOLOGY)
+CONQUEST_KINDS = tuple(c.index for c in CARDS if c.type == CONQUEST)
 D10 = tuple(range(1, 11))
 P_D10 = Fraction(1, 10)
 
@@ -208,17 +211,20 @@ class KzinState(State):
         return BATTLE_PHASE.get(self.phase)
 
     def technology(self) -> int:
-        return sum(n for c, n in zip(CARDS, self.in_play, strict=True) if c.type == TECHNOLOGY)
+        in_play = self.in_play
+        return sum(in_play[k] for k in TECH_KINDS)
 
     def fleets_in_play(self) -> int:
-        return sum(n for c, n in zip(CARDS, self.in_play, strict=True) if c.type == HUMAN_FLEET)
+        in_play = self.in_play
+        return sum(in_play[k] for k in FLEET_KINDS)
 
     def cards_in_play(self) -> list[Card]:
         """Every card in play, one entry per copy."""
-        return [c for c, n in zip(CARDS, self.in_play, strict=True) for _ in range(n)]
+        return [CARDS[k] for k, n in enumerate(self.in_play) if n for _ in range(n)]
 
     def conquest_in_play(self) -> list[Card]:
-        return [c for c in self.cards_in_play() if c.type == CONQUEST]
+        in_play = self.in_play
+        return [CARDS[k] for k in CONQUEST_KINDS if in_play[k] for _ in range(in_play[k])]
 
     def uncommitted(self) -> list[int]:
         """Copies in play not yet committed, per kind."""
@@ -278,6 +284,18 @@ class KzinState(State):
         if self.phase in (INVASION_BATTLE, LIBERATION_BATTLE):
             return [(Roll(v), P_D10) for v in D10]
         return super().chance_outcomes()
+
+    def sample_chance(self, rng: Any) -> Action:
+        """As ``chance_outcomes`` would draw, without building Fractions: simulation's hot path."""
+        if self.phase == DRAW:
+            r = int(rng.integers(sum(self.pile)))
+            for k, n in enumerate(self.pile):
+                if r < n:
+                    return Draw(k)
+                r -= n
+        if self.phase in (INVASION_BATTLE, LIBERATION_BATTLE):
+            return Roll(int(rng.integers(1, 11)))
+        return super().sample_chance(rng)
 
     def legal_actions(self) -> list[Action]:
         phase = self.phase
@@ -415,10 +433,11 @@ class KzinState(State):
             self.discard[fleet.index] += 1
 
     def _discard_conquest(self) -> None:
-        for c in CARDS:
-            if c.type == CONQUEST and self.in_play[c.index]:
-                self.discard[c.index] += self.in_play[c.index]
-                self.in_play[c.index] = 0
+        in_play, discard = self.in_play, self.discard
+        for k in CONQUEST_KINDS:
+            if in_play[k]:
+                discard[k] += in_play[k]
+                in_play[k] = 0
 
     def _move_marker(self, step: int) -> None:
         self.kem += step
