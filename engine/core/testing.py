@@ -2,7 +2,8 @@
 
 Every game's test suite calls it. At each step it checks:
 
-* a chance node lists distinct outcomes whose exact probabilities are positive and sum to 1;
+* a chance node lists distinct outcomes whose exact probabilities are positive and sum to 1, and
+  ``sample_chance`` draws one of them;
 * a non-terminal decision node has legal actions, each printing to text that parses back to it;
 * a clone is independent: applying an action to the clone leaves the original exactly as it was;
 * a JSON save loads back to a state with the same JSON, player to move and legal actions;
@@ -72,6 +73,8 @@ def random_sim_test(
                 outcomes = state.chance_outcomes()
                 check_probabilities(outcomes)
                 legal = [a for a, _ in outcomes]
+                sampled = state.sample_chance(rng)
+                assert sampled in set(legal), f"sample_chance gave {sampled}, not a listed outcome"
                 action = sample_outcome(outcomes, rng)
                 report.chance_nodes += 1
             else:
