@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -269,7 +270,8 @@ def _toml(text: str, source: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise DataError(source, getattr(exc, "lineno", None), f"not valid TOML: {exc}") from None
+        found = re.search(r"at line (\d+)", str(exc))
+        raise DataError(source, int(found.group(1)) if found else None, f"not valid TOML: {exc}") from None
 
 
 def _need(table: dict, key: str, kind: type | tuple, text: str, source: str, where: str) -> Any:

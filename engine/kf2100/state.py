@@ -683,7 +683,9 @@ class KungFuState(State):
             except ValueError as exc:
                 return str(exc)
             if not self.board.is_floor(sq):
-                return f"{a.square} is a {self.board.cells[sq].kind.replace('_', ' ')}: no figure may stand there"
+                kind = self.board.cells[sq].kind
+                what = {"wall": "a wall", "equipment": "vital equipment"}.get(kind, "the armored door")
+                return f"{a.square} is {what}: no figure may stand there"
             other = self.at(sq)
             if other is not None and other is not f:
                 who_there = other.id if other.face_up or other.side == player else "a counter"
@@ -1264,3 +1266,26 @@ class KungFuGame(Game):
             if not s.legal_actions():
                 raise ValueError("the saved position has no legal move")
         return s
+
+
+def skirmish(game: KungFuGame, placements: dict[str, str], phase: str = "move1", turn: int = 1,
+             face_up: bool = True, waiting: dict[str, str] | None = None,
+             levels: dict[str, list[int]] | None = None) -> KungFuState:
+    """A position for tests, analysis and teaching: only the named figures stand in the lair (CM-side
+    figures face up unless ``face_up`` is False), every other counter is off the map, and play starts
+    at ``phase`` of ``turn``. Set-up is skipped."""
+    s = game.new_initial_state()
+    s.deal_slots, s.queue = [], []
+    for f in s.figs.values():
+        f.pos, f.status, f.face_up = -1, "unplaced", False
+    for fid, square in placements.items():
+        f = s.figs[fid]
+        f.pos, f.status, f.face_up = game.board.square(square), "active", face_up or f.side == TERMINATORS
+    for fid, entry in (waiting or {}).items():
+        s.figs[fid].status, s.figs[fid].entry = "waiting", entry
+    for fid, lv in (levels or {}).items():
+        s.figs[fid].levels = list(lv)
+    s.turn = turn
+    s._begin_phase(phase)
+    s._settle()
+    return s
