@@ -321,8 +321,8 @@ class ZooState(State):
                 return f"{g.player_name(p)} has no animal that may be flicked now"
             if die.status in ("caged", "out", "unused", "reserve"):
                 return f"{f.die} is {dict(caged='caged', out='out for the round', unused='not in this battle', reserve='a reinforcement, not yet in play')[die.status]}"  # noqa: E501
-            if die.status == "arena" and self.dice_of(p, "hand") and f.die not in allowed:
-                return f"you must first flick an animal from your hand ({', '.join(self.dice_of(p, 'hand'))})"
+            if die.status == "arena" and self.dice[allowed[0]].status == "hand":
+                return f"you must first flick an animal from your hand ({', '.join(allowed)})"
             if die.status == "arena" and self._stunned(f.die):
                 return f"{f.die} is stunned (feet-up) and cannot be flicked"
             return f"{f.die} cannot be flicked now (you may flick {', '.join(allowed)})"
