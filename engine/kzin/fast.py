@@ -1,0 +1,376 @@
+"""A numba whole-game kernel for the fixed policies: the plain engine's rules, about a thousand times faster.
+
+The kernel plays the same rules as :mod:`engine.kzin.rules` (every option of ``KzinRules``) for
+``all-in``, ``defend-only``, ``never-fight`` and ``threshold``. It reads cards only through numeric
+columns built from ``CARDS`` (never names), so an edited deck is simulated as it is played.
+
+Two shortcuts keep it fast without changing any probability:
+
+* The deck is an array of card ids; a draw takes a uniform index among the remaining cards and
+  swaps the last card into its place, which is the plain engine's chance node (each remaining card
+  equally likely) in O(1).
+* A battle's dice are not rolled one by one: the Humans win with probability
+  ``P(H_dice - K_dice >= K_const - H_const)``, read from a table built from the exact odds of
+  :mod:`engine.kzin.odds`, so a battle costs one uniform draw. Nothing in the game reads the dice
+  except who won.
+
+Threshold decisions compare exact odds: for each pair of dice counts the table ``ok_need`` holds the
+largest ``K_const - H_const`` whose exact ``Fraction`` probability still reaches the threshold, so
+the kernel decides exactly as :class:`~engine.kzin.policies.Threshold` does.
+
+Every random number comes from the injected ``numpy.random.Generator``; a game can start from any
+state at the start of a turn (``rollout_wins`` for the advisor).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from engine.kzin.cards import (
+    CARDS,
+    CONQUEST,
+    DECK_SIZE,
+    EARTH,
+    FULL_DECK,
+    HOME_WORLDS,
+    HUMAN_FLEET,
+    INVASION,
+    KZIN_FLEET,
+    LIBERATION,
+    NUM_KINDS,
+    TACTICS,
+    TECHNOLOGY,
+)
+from engine.kzin.odds import _difference_tail
+from engine.kzin.rules import DRAW, HUMANS, OVER, KzinRules, KzinState, make_rules
+
+FAST_POLICIES = ("all-in", "defend-only", "never-fight", "threshold")
+ALL_IN, DEFEND_ONLY, NEVER_FIGHT, THRESHOLD = range(4)
+POLICY_CODES = dict(zip(FAST_POLICIES, range(4), strict=True))
+
+TYPE_CODES = {KZIN_FLEET: 0, CONQUEST: 1, HUMAN_FLEET: 2, TACTICS: 3, TECHNOLOGY: 4}
+T_K, T_C, T_H, T_T, T_R = (TYPE_CODES[t] for t in (KZIN_FLEET, CONQUEST, HUMAN_FLEET, TACTICS, TECHNOLOGY))
+PHASE_CODES = {None: -1, INVASION: 0, LIBERATION: 1}
+_PHASES = (INVASION, LIBERATION)
+
+
+def card_arrays() -> dict[str, np.ndarray]:
+    """The card fields the kernel needs, one int64 entry per kind (phases and types as codes)."""
+    return {
+        "type": np.array([TYPE_CODES[c.type] for c in CARDS], dtype=np.int64),
+        "const": np.array([c.const for c in CARDS], dtype=np.int64),
+        "dice": np.array([c.dice for c in CARDS], dtype=np.int64),
+        "reinforcements": np.array([c.reinforcements for c in CARDS], dtype=np.int64),
+        "only_phase": np.array([PHASE_CODES[c.only_phase] for c in CARDS], dtype=np.int64),
+        "bonus_phase": np.array([PHASE_CODES[c.bonus_phase] for c in CARDS], dtype=np.int64),
+        "bonus": np.array([c.bonus for c in CARDS], dtype=np.int64),
+        "copies": np.array([c.copies for c in CARDS], dtype=np.int64),
+    }
+
+
+# Columns of the per-kind attribute matrix the kernel reads (phase p = 0 invasion, 1 liberation).
+A_TYPE = 0
+A_COMMIT = 1  # +p: all-in commits this card in phase p (a Fleet or Tactics card that counts there)
+A_HCONST = 3  # +p: its constant force in phase p, without Technology and Reinforcements' X
+A_HDICE = 5  # +p: its dice in phase p
+A_REINF = 7  # +p: it is Reinforcements and counts in phase p (adds X = kem - 1)
+A_FLEET = 9  # +p: it is a Fleet that counts in phase p (gets +1 per Technology card)
+A_KCONST = 11  # +p: a Conquest card's constant force in phase p
+A_KDICE = 13  # a Conquest card's dice (every battle)
+A_FLEETFORCE = 14  # a Kzin Fleet card's own force
+N_ATTR = 15
+
+
+def attribute_matrix(arrays: dict[str, np.ndarray] | None = None) -> np.ndarray:
+    """Per-kind contributions to a battle in each phase, derived from the raw card columns as ``Card.const_in``."""
+    a = card_arrays() if arrays is None else arrays
+    kinds = len(a["type"])
+    m = np.zeros((kinds, N_ATTR), dtype=np.int64)
+    m[:, A_TYPE] = a["type"]
+    human = (a["type"] == T_H) | (a["type"] == T_T)
+    conquest = a["type"] == T_C
+    for p in (0, 1):
+        counts = (a["only_phase"] == -1) | (a["only_phase"] == p)
+        const_p = np.where(counts, a["const"] + np.where(a["bonus_phase"] == p, a["bonus"], 0), 0)
+        commit = human & counts
+        m[:, A_COMMIT + p] = commit
+        m[:, A_HCONST + p] = np.where(commit, const_p, 0)
+        m[:, A_HDICE + p] = np.where(commit, a["dice"], 0)
+        m[:, A_REINF + p] = commit & (a["reinforcements"] == 1)
+        m[:, A_FLEET + p] = commit & (a["type"] == T_H)
+        m[:, A_KCONST + p] = np.where(conquest, const_p, 0)
+    m[:, A_KDICE] = np.where(conquest, a["dice"], 0)
+    m[:, A_FLEETFORCE] = np.where(a["type"] == T_K, a["const"], 0)
+    return m
+
+
+ATTR = attribute_matrix()
+MAX_HUMAN_DICE = 1 + int(max(sum(c.dice_in(p) * c.copies for c in CARDS if c.type == TACTICS) for p in _PHASES))
+MAX_KZIN_DICE = 1 + sum(c.dice * c.copies for c in CARDS if c.type == CONQUEST)
+OFFSET = 10 * MAX_KZIN_DICE  # need + OFFSET indexes the tail table; need = -OFFSET is below any difference
+TAIL_LEN = OFFSET + 10 * MAX_HUMAN_DICE + 2  # the last entry is above any difference: probability 0
+
+
+@lru_cache(maxsize=1)
+def tail_table() -> np.ndarray:
+    """``t[h, k, need + OFFSET] = P(h d10 - k d10 >= need)`` as floats, from the exact odds."""
+    t = np.zeros((MAX_HUMAN_DICE + 1, MAX_KZIN_DICE + 1, TAIL_LEN))
+    for h in range(1, MAX_HUMAN_DICE + 1):
+        for k in range(1, MAX_KZIN_DICE + 1):
+            low, tail = _difference_tail(h, k)
+            for i in range(TAIL_LEN):
+                j = i - OFFSET - low
+                t[h, k, i] = 1.0 if j <= 0 else (float(tail[j]) if j < len(tail) else 0.0)
+    t.setflags(write=False)
+    return t
+
+
+def _threshold_need(limit: float) -> np.ndarray:
+    """``n[h, k]``: the largest ``need`` with exact P(h d10 - k d10 >= need) >= limit, as the plain policy compares."""
+    exact = Fraction(limit).limit_denominator(10**6)
+    n = np.full((MAX_HUMAN_DICE + 1, MAX_KZIN_DICE + 1), -(10**6), dtype=np.int64)
+    for h in range(1, MAX_HUMAN_DICE + 1):
+        for k in range(1, MAX_KZIN_DICE + 1):
+            low, tail = _difference_tail(h, k)
+            ok = [i for i, p in enumerate(tail) if p >= exact]
+            # Below the lowest difference the chance is 1; above the highest it is 0.
+            n[h, k] = 10**6 if exact <= 0 else (low + max(ok) if ok else low - 1)
+    return n
+
+
+@lru_cache(maxsize=64)
+def need_tables(defend: float, attack: float) -> np.ndarray:
+    """``[phase, h, k]`` largest acceptable need for the threshold policy (phase 0 defend, 1 attack)."""
+    for label, value in (("defend", defend), ("attack", attack)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"the {label} threshold is a probability from 0 to 1, not {value}")
+    out = np.stack([_threshold_need(defend), _threshold_need(attack)])
+    out.setflags(write=False)
+    return out
+
+
+# --- the kernel ---------------------------------------------------------------------------------
+
+TWO53 = 1 << 53
+
+
+@njit(cache=True, nogil=True)
+def _uniform_index(rng, n):
+    """A uniform integer in [0, n), exactly (Lemire's method on the 53 bits of ``rng.random()``).
+
+    ``rng.integers`` does the same but costs six times as much inside numba.
+    """
+    while True:
+        x = np.int64(rng.random() * 9007199254740992.0)  # exact: random() is a multiple of 2**-53
+        m = x * n
+        low = m & (TWO53 - 1)
+        if low >= n or low >= (TWO53 - n) % n:
+            return m >> 53
+
+
+@njit(cache=True, nogil=True)
+def _play_one(pile0, n_pile0, disc0, n_disc0, play0, n_play0, tech, kem, turn, policy, need_ok, tail, attr, options,
+              rng, pile, discard, play):
+    """Play one game from the start of a turn to its end; return (humans won, turn at the end).
+
+    The cards in play but Technology (only counted: ``tech``) are a short list of ids; a battle's
+    forces are summed over it, a handful of cards.
+    """
+    reshuffle, fleet_force, fallback_conquest, base, earth, home = (
+        options[0], options[1], options[2], options[3], options[4], options[5])
+    n_pile, n_disc, n_play = n_pile0, n_disc0, n_play0
+    pile[:n_pile] = pile0[:n_pile]
+    discard[:n_disc] = disc0[:n_disc]
+    play[:n_play] = play0[:n_play]
+    fleets = 0
+    for j in range(n_play):
+        fleets += attr[play[j], A_TYPE] == T_H
+    max_k = tail.shape[1] - 1
+    top = tail.shape[2] - 1
+    offset = 10 * max_k
+    while True:
+        # Draw: each remaining card equally likely; the last card fills the hole.
+        i = _uniform_index(rng, n_pile)
+        k = pile[i]
+        n_pile -= 1
+        pile[i] = pile[n_pile]
+        kind_type = attr[k, A_TYPE]
+        invasion = kind_type == T_K
+        if invasion:
+            discard[n_disc] = k  # the Kzin Fleet card goes to the discards, battle or not
+            n_disc += 1
+        elif kind_type == T_R:
+            tech += 1  # Technology stays in play for good: counted, not listed
+        else:
+            play[n_play] = k
+            n_play += 1
+            fleets += kind_type == T_H
+        phase = 0 if invasion else 1
+        fight = False
+        hd = 1
+        kd = 1
+        need = 0
+        if fleets > 0 and policy != NEVER_FIGHT and (invasion or policy != DEFEND_ONLY):
+            # Everything that counts: each committed Fleet gets +1 per Technology card, Reinforcements X = kem - 1.
+            hc = 0
+            kc = base
+            if invasion and fleet_force:
+                kc += attr[k, A_FLEETFORCE]
+            for j in range(n_play):
+                c = play[j]
+                hc += attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (kem - 1)
+                hd += attr[c, A_HDICE + phase]
+                kc += attr[c, A_KCONST + phase]
+                kd += attr[c, A_KDICE]
+            need = kc - hc
+            fight = policy != THRESHOLD or need <= need_ok[phase, hd, kd]
+        if fight or (invasion and fallback_conquest):
+            # After a battle the Conquest cards and every committed card go; a fall-back may take the Conquest cards.
+            kept = 0
+            for j in range(n_play):
+                c = play[j]
+                if attr[c, A_TYPE] == T_C or (fight and attr[c, A_COMMIT + phase] == 1):
+                    discard[n_disc] = c
+                    n_disc += 1
+                    fleets -= attr[c, A_TYPE] == T_H
+                else:
+                    play[kept] = c
+                    kept += 1
+            n_play = kept
+        if fight:
+            won = rng.random() < tail[hd, kd, min(max(need + offset, 0), top)]
+            if invasion and not won:
+                kem -= 1
+            elif not invasion and won:
+                kem += 1
+        elif invasion:
+            kem -= 1
+        # End of turn: victory, then the deck.
+        if kem <= earth:
+            return False, turn
+        if kem >= home:
+            return True, turn
+        if n_pile == 0:
+            if not reshuffle or n_disc == 0:
+                return False, turn
+            pile[:n_disc] = discard[:n_disc]
+            n_pile = n_disc
+            n_disc = 0
+        turn += 1
+
+
+@njit(cache=True, nogil=True)
+def _ids(counts, out):
+    n = 0
+    for k in range(counts.shape[0]):
+        for _ in range(counts[k]):
+            out[n] = k
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _play_many(won, turns, pile_counts, disc_counts, play_counts, kem, turn, policy, need_ok, tail, attr, options,
+               rng):
+    """Play ``len(won)`` games from the same start, writing each result into ``won`` and ``turns``."""
+    size = pile_counts.sum() + disc_counts.sum() + play_counts.sum() + 1
+    pile0 = np.empty(size, dtype=np.int64)
+    disc0 = np.empty(size, dtype=np.int64)
+    play0 = np.empty(size, dtype=np.int64)
+    n_pile0 = _ids(pile_counts, pile0)
+    n_disc0 = _ids(disc_counts, disc0)
+    tech = 0
+    for k in range(play_counts.shape[0]):
+        if attr[k, A_TYPE] == T_R:
+            tech += play_counts[k]
+            play_counts[k] = 0
+    n_play0 = _ids(play_counts, play0)
+    pile = np.empty(size, dtype=np.int64)
+    discard = np.empty(size, dtype=np.int64)
+    play = np.empty(size, dtype=np.int64)
+    for g in range(won.shape[0]):
+        w, t = _play_one(pile0, n_pile0, disc0, n_disc0, play0, n_play0, tech, kem, turn, policy, need_ok, tail, attr,
+                         options, rng, pile, discard, play)
+        won[g] = w
+        turns[g] = t
+
+
+# --- Python side --------------------------------------------------------------------------------
+
+def policy_tables(policy: str, defend: float = 0.5, attack: float = 0.5) -> tuple[int, np.ndarray]:
+    """The kernel's policy code and threshold table; a clear ``ValueError`` for anything else."""
+    if policy not in POLICY_CODES:
+        raise ValueError(f"the fast simulator plays {', '.join(FAST_POLICIES)}; not {policy!r}")
+    code = POLICY_CODES[policy]
+    if code != THRESHOLD:
+        return code, need_tables(0.5, 0.5)  # unused by the kernel
+    return code, need_tables(float(defend), float(attack))
+
+
+def rule_vector(rules: KzinRules) -> np.ndarray:
+    return np.array([rules.reshuffle, rules.kzin_fleet_force, rules.fallback_discards_conquest,
+                     rules.kzin_base_force, EARTH, HOME_WORLDS], dtype=np.int64)
+
+
+def _policy_params(policy: str, params: dict[str, Any]) -> tuple[float, float]:
+    unknown = set(params) - {"defend", "attack"}
+    if unknown or (params and policy != "threshold"):
+        raise ValueError(f"the {policy} policy takes {'defend and attack' if policy == 'threshold' else 'no'} "
+                         f"parameters, not {', '.join(sorted(params))}")
+    return float(params.get("defend", 0.5)), float(params.get("attack", 0.5))
+
+
+def play(games: int, rng: np.random.Generator, policy: str = "all-in", rules: KzinRules | None = None,
+         state: KzinState | None = None, **policy_params: float) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``games`` games with ``rng``: (won: bool array, turns: int32 array, the turn each game ended on).
+
+    From the start (``rules``, default the rulings) or from ``state``, which must be at the start of a
+    turn (phase ``draw``); its own rules are used then.
+    """
+    if type(games) is not int or games < 0:
+        raise ValueError(f"games must be a count, not {games!r}")
+    code, need_ok = policy_tables(policy, *_policy_params(policy, policy_params))
+    if state is not None:
+        if rules is not None:
+            raise ValueError("give rules or a state, not both (a state carries its rules)")
+        if state.phase != DRAW:
+            raise ValueError(f"rollouts start at the start of a turn (phase draw), not in phase {state.phase!r}")
+        rules = state.rules
+        pile0, disc0, play0 = (np.array(x, dtype=np.int64) for x in (state.pile, state.discard, state.in_play))
+        kem, turn = state.kem, state.turn
+    else:
+        rules = rules if rules is not None else make_rules()
+        pile0 = np.array(FULL_DECK, dtype=np.int64)
+        disc0 = np.zeros(NUM_KINDS, dtype=np.int64)
+        play0 = np.zeros(NUM_KINDS, dtype=np.int64)
+        kem, turn = rules.start_space, 1
+    won = np.zeros(games, dtype=np.bool_)
+    turns = np.zeros(games, dtype=np.int32)
+    if games:
+        _play_many(won, turns, pile0, disc0, play0, int(kem), int(turn), code, need_ok, tail_table(), ATTR,
+                   rule_vector(rules), rng)
+    return won, turns
+
+
+def rollout_wins(state: KzinState, policy: str = "all-in", n: int = 10_000, seed: Any = 0,
+                 **policy_params: float) -> tuple[int, int]:
+    """(games the Humans won, n) over ``n`` games played on from ``state`` under a fixed policy.
+
+    ``state`` must be at the start of a turn (phase ``draw``) or over; ``seed`` is anything
+    ``numpy.random.default_rng`` takes (an int, a SeedSequence or a Generator to draw from).
+    """
+    if state.phase == OVER:
+        _policy_params(policy, policy_params)
+        policy_tables(policy)
+        return (n if state.winner == HUMANS else 0), n
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    won, _ = play(n, rng, policy, state=state, **policy_params)
+    return int(won.sum()), n
+
+
+__all__ = ["DECK_SIZE", "FAST_POLICIES", "card_arrays", "play", "rollout_wins", "tail_table"]
