@@ -648,10 +648,15 @@ class KungFuState(State):
     def _event(self, text: str) -> None:
         self.log.append({"turn": self.turn, "phase": self.phase, "event": text})
 
-    def _roll_log(self, what: str, value: int, need: int, success: str) -> None:
+    def _roll_log(self, what: str, value: int, need: int, success: str, target: str = "") -> None:
+        """Every d6 with the chance it had of succeeding (the target, if any, for counting hits)."""
         p = Fraction(max(0, min(need, 6)), 6)
-        self.log.append({"turn": self.turn, "phase": self.phase, "roll": value, "need": need, "what": what,
-                         "p": str(p), "result": success if value <= need else "miss"})
+        entry = {"turn": self.turn, "phase": self.phase, "roll": value, "need": need, "what": what,
+                 "p": str(p), "result": success if value <= need else "miss"}
+        if target:
+            entry["target"] = target
+            entry["target_side"] = CLONE_MASTER if target.startswith("E") else self.figs[target].side
+        self.log.append(entry)
 
     # --- applying ----------------------------------------------------------------------------------------
     def illegal_reason(self, action: Action) -> str | None:
@@ -849,7 +854,7 @@ class KungFuState(State):
         assert c is not None
         if c.step == "untrained":
             target, n = c.untrained.pop(0)
-            self._roll_log(f"untrained attack by {n} on {target}", value, n, "hit")
+            self._roll_log(f"untrained attack by {n} on {target}", value, n, "hit", target)
             if value <= n and self.figs[target].on_board:
                 self._hit(target)
                 if c.pending_loss:
@@ -858,7 +863,7 @@ class KungFuState(State):
         assert c.attack is not None
         fid, chit, target = c.attack
         answer = f"{c.answer[0]} {c.answer[1]}" if c.answer else "none"
-        self._roll_log(f"{fid} {chit} on {target} (answer {answer})", value, c.need, "hit")
+        self._roll_log(f"{fid} {chit} on {target} (answer {answer})", value, c.need, "hit", target)
         if value <= c.need:
             still_there = (target.startswith("E") and self.equipment[target]) or \
                 (not target.startswith("E") and self.figs[target].on_board)

@@ -1,0 +1,223 @@
+"""A Kung Fu 2100 game being played: the model the dashboard (and a notebook) drives.
+
+Rule options, seats and seed are parameters; commands are methods. Every command checks its input
+first: a bad one raises ``IllegalActionError`` (a ``ValueError``) with the reason, puts the reason in
+``status``, and changes nothing. After each command the bots and the dice play on until a human
+seat must decide, so the session always rests on a human decision or the end of the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import param
+
+from engine.core import CHANCE, IllegalActionError, StateFormatError, dump_state, load_state
+from engine.core.rng import sample_outcome
+from engine.kf2100.actions import (
+    Activate,
+    Answer,
+    Attack,
+    Chits,
+    DoorAttack,
+    End,
+    Exit,
+    KFAction,
+    Lead,
+    Lose,
+    Move,
+    Place,
+    Wait,
+)
+from engine.kf2100.bots import HeuristicBot
+from engine.kf2100.odds import attack_odds
+from engine.kf2100.state import PHASE_TITLES, PLAYER_NAMES, KungFuGame, KungFuState
+
+SEATS = ["human", "bot"]
+
+
+class KungFuSession(param.Parameterized):
+    """One game of Kung Fu 2100 with its seats, dice and log."""
+
+    scenario = param.Selector(objects=["basic", "advanced", "solo"], default="basic", doc="Scenario")
+    seed = param.Integer(default=0, bounds=(0, None), doc="Seed of the dice (and the bots' ties)")
+    terminators = param.Selector(objects=SEATS, default="human", doc="Who plays the Terminators")
+    clone_master = param.Selector(objects=SEATS, default="bot", doc="Who plays the Clone Master (solo: the AI)")
+    selected = param.String(default="", doc="The selected figure")
+    status = param.String(default="", doc="What is happening, or why a command was refused")
+    log = param.List(default=[], doc="Every d6 rolled, with the chance it had")
+    version = param.Integer(default=0, doc="Bumped after every change, for views to watch")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.new_game()
+
+    # --- game life ---------------------------------------------------------------------------------
+    def new_game(self) -> None:
+        """Start the chosen scenario afresh with the chosen seed and seats."""
+        self.game = KungFuGame(self.scenario)
+        self.state: KungFuState = self.game.new_initial_state()
+        self.rng = np.random.default_rng(self.seed)
+        self.bots = [HeuristicBot(0), HeuristicBot(1, solo=self.game.solo)]
+        self.selected = ""
+        self._advance()
+
+    @param.depends("scenario", "seed", "terminators", "clone_master", watch=True)
+    def _restart(self) -> None:
+        self.new_game()
+
+    def seat(self, player: int) -> str:
+        if player == 1 and self.game.solo:
+            return "bot"
+        return self.terminators if player == 0 else self.clone_master
+
+    @property
+    def to_move(self) -> int:
+        return self.state.current_player()
+
+    def human_player(self) -> int | None:
+        """The human seat that must decide now (None when the game is over)."""
+        p = self.to_move
+        return p if p >= 0 and self.seat(p) == "human" else None
+
+    def _advance(self, limit: int = 200_000) -> None:
+        for _ in range(limit):
+            s = self.state
+            if s.is_terminal():
+                break
+            p = s.current_player()
+            if p == CHANCE:
+                s.apply_action(sample_outcome(s.chance_outcomes(), self.rng))
+            elif self.seat(p) == "bot":
+                s.apply_action(self.bots[p].choose(s, self.rng))
+            else:
+                break
+        self._refresh()
+
+    def _refresh(self, message: str | None = None) -> None:
+        s = self.state
+        self.log = [e for e in s.log if "roll" in e]
+        if message is None:
+            if s.is_terminal():
+                message = f"Game over: {s.result.replace('_', ' ')}"
+                if self.game.solo:
+                    t, cm = s.solo_points()
+                    message += f" (Terminator {t} points, Clone Master {cm})"
+            else:
+                message = f"Turn {s.turn}, {PHASE_TITLES[s.phase]}: {PLAYER_NAMES[s.current_player()]} to act"
+        self.status = message
+        self.version += 1
+
+    # --- commands --------------------------------------------------------------------------------------
+    def act(self, action: KFAction | str) -> None:
+        """Play any legal action (or its text) for the human to move; refuse anything else unchanged."""
+        player = self.human_player()
+        if player is None:
+            self._refuse("it is not a human player's turn" if not self.state.is_terminal() else "the game is over")
+        try:
+            parsed = self.state.parse_action(action) if isinstance(action, str) else action
+            self.state.apply_action(parsed)
+        except IllegalActionError as exc:
+            self._refuse(str(exc))
+        self.selected = ""
+        self._advance()
+
+    def _refuse(self, reason: str) -> None:
+        self._refresh(f"Refused: {reason}")
+        raise IllegalActionError(reason)
+
+    def legal(self) -> list[str]:
+        return [str(a) for a in self.state.legal_actions()] if self.human_player() is not None else []
+
+    def select(self, figure: str) -> None:
+        """Select one of the human's figures (to see where it can go)."""
+        player = self.human_player()
+        f = self.state.figs.get(figure.upper())
+        if player is None or f is None or f.side != player:
+            self._refuse(f"{figure} is not one of your figures")
+        self.selected = f.id
+        self._refresh(f"{f.id} selected")
+
+    def reachable(self, figure: str | None = None) -> dict[str, int]:
+        """Squares the selected figure may move to now, with their cost in movement points."""
+        fid = (figure or self.selected).upper()
+        if not fid or fid not in self.state.figs:
+            return {}
+        moves = {a.square for a in self.state.legal_actions() if isinstance(a, Move) and a.figure == fid}
+        return {sq: c for sq, c in self.state.reachable(fid).items() if sq in moves}
+
+    def move(self, square: str, figure: str | None = None) -> None:
+        fid = (figure or self.selected).upper()
+        if not fid:
+            self._refuse("select a figure first")
+        self.act(Move(fid, square.lower()))
+
+    def place(self, figure: str, square: str) -> None:
+        self.act(Place(figure.upper(), square.lower()))
+
+    def wait_at(self, figure: str, entry: str) -> None:
+        self.act(Wait(figure.upper(), entry))
+
+    def exit(self, figure: str) -> None:
+        self.act(Exit(figure.upper()))
+
+    def activate(self, figure: str) -> None:
+        self.act(Activate(figure.upper()))
+
+    def end(self) -> None:
+        self.act(End())
+
+    def kick_door(self, figure: str, chit: str = "kick") -> None:
+        self.act(DoorAttack(figure.upper(), chit))
+
+    def choose_chits(self, figure: str, chits: list[str]) -> None:
+        """Pick a figure's secret chits for this combat (any order)."""
+        order = ("fist", "kick", "mist", "monkey", "weapon", "spikes", "gun")
+        bad = [c for c in chits if c not in order]
+        if bad:
+            self._refuse(f"{bad[0]!r} is not a chit")
+        self.act(Chits(figure.upper(), tuple(sorted(chits, key=order.index))))
+
+    def lead(self, side: int) -> None:
+        self.act(Lead(side))
+
+    def attack(self, figure: str, chit: str, target: str) -> None:
+        self.act(Attack(figure.upper(), chit, target.upper()))
+
+    def answer(self, figure: str, chit: str) -> None:
+        self.act(Answer(figure.upper(), chit))
+
+    def lose(self, figure: str, technique: str) -> None:
+        self.act(Lose(figure.upper(), technique))
+
+    # --- what to show ----------------------------------------------------------------------------------
+    def view(self, player: int | None = None) -> dict[str, Any]:
+        """The board as ``player`` (default: the human to move, else the Terminators) may see it."""
+        if player is None:
+            player = self.human_player()
+            if player is None:
+                player = 0 if self.seat(0) == "human" or self.seat(1) != "human" else 1
+        return self.state.player_view(player)
+
+    def odds(self, figure: str, chit: str, target: str) -> dict[str, float]:
+        """Hit chance of a proposed attack against each answer the other side could give."""
+        return {k: float(v) for k, v in attack_odds(self.state, Attack(figure.upper(), chit, target.upper())).items()}
+
+    # --- files ----------------------------------------------------------------------------------------
+    def save(self) -> str:
+        """The game as a saved-game JSON text (version and checksum included)."""
+        return dump_state(self.state)
+
+    def load(self, text: str | bytes) -> None:
+        """Load a saved game; a corrupt or tampered file is refused and the current game kept."""
+        try:
+            state = load_state(text, KungFuGame)
+        except StateFormatError as exc:
+            self._refuse(str(exc))
+        with param.parameterized.discard_events(self):
+            self.scenario = state.game.scenario.key
+        self.game, self.state = state.game, state
+        self.bots = [HeuristicBot(0), HeuristicBot(1, solo=self.game.solo)]
+        self.selected = ""
+        self._advance()

@@ -1,0 +1,134 @@
+"""Kung Fu 2100 odds against hand derivations, the bots' information diet, the session model, CLI."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from engine.core import IllegalActionError, make_rng, play_game
+from engine.kf2100 import odds
+from engine.kf2100.actions import Attack
+from engine.kf2100.bots import HeuristicBot, bots_for
+from engine.kf2100.session import KungFuSession
+from engine.kf2100.state import KungFuGame, skirmish
+
+BASIC = KungFuGame("basic")
+BOTS = [HeuristicBot(0), HeuristicBot(1)]
+
+
+def test_single_roll_odds_read_the_crt():
+    table = odds.crt_table()
+    assert table.loc["kick", "mist"] == Fraction(1, 6) and table.loc["fist", "none"] == Fraction(5, 6)
+    s = skirmish(BASIC, {"T1": "n9", "J3": "o9"}, phase="combat1")
+    # J3 has Fist and Mist levels: it could answer with either, or be read on None.
+    assert odds.attack_odds(s, Attack("T1", "kick", "J3")) == {
+        "fist": Fraction(4, 6), "mist": Fraction(1, 6), "none": Fraction(5, 6)}
+    assert odds.untrained_odds().loc[4, "p_hit"] == Fraction(2, 3)
+
+
+def test_door_and_mountain_heart_against_hand_derivations():
+    assert odds.expected_door_tries() == 3
+    assert odds.door_tries().loc[3, "p_within"] == 1 - Fraction(2, 3) ** 3
+    assert odds.mountain_heart_recovery(1, 1) == {0: Fraction(2, 3), 1: Fraction(1, 3)}
+    # Two levels down, two turns: both rolls succeed 1/9, exactly one 2 * 1/3 * 2/3.
+    assert odds.mountain_heart_recovery(2, 2) == {0: Fraction(4, 9), 1: Fraction(4, 9), 2: Fraction(1, 9)}
+    # Capped at the starting level: one level down, two turns.
+    assert odds.mountain_heart_recovery(1, 2) == {0: Fraction(4, 9), 1: Fraction(5, 9)}
+
+
+def test_technique_values_are_means_of_the_table():
+    values = odds.technique_values()
+    assert values.loc["fist", "as_attack"] == Fraction(3 + 2 + 3 + 2 + 2 + 5, 36)
+    assert values.loc["mist", "as_answer"] == Fraction(3 + 1 + 0 + 1 + 2 + 2 + 1, 42)
+
+
+def _servant_combat():
+    # T1 has one Fist level: his single chit on a Servant (None column, 5/6). A surviving Servant
+    # makes an untrained attack alone (1/6). Hits: (Terminators, Clone Master side).
+    return skirmish(BASIC, {"T1": "n9", "S1": "o9"}, phase="combat1", levels={"T1": [1, 0, 0, 0, 1]})
+
+
+def test_whole_combat_exact_distribution():
+    result = odds.combat_odds(_servant_combat(), BOTS)
+    assert result.exact
+    assert result.joint == {(0, 0): Fraction(1, 6) * Fraction(5, 6), (0, 1): Fraction(5, 6),
+                            (1, 0): Fraction(1, 36)}
+    assert result.marginal(1) == {0: Fraction(1, 6), 1: Fraction(5, 6)}
+
+
+def test_whole_combat_monte_carlo_falls_back_with_intervals():
+    result = odds.combat_odds(_servant_combat(), BOTS, max_nodes=2, games=3000, seed=4)
+    assert not result.exact and result.games == 3000
+    low, high = result.intervals["clone_master_hit_at_least_once"]
+    assert low <= 5 / 6 <= high and high - low < 0.04
+
+
+def test_bots_play_every_scenario_to_the_end():
+    for scenario in ("basic", "solo"):
+        game = KungFuGame(scenario)
+        end = play_game(game.new_initial_state(), bots_for(game), make_rng(2))
+        assert end.is_terminal() and end.result
+
+
+def test_terminator_bot_sees_only_its_view():
+    # Two positions identical to the Terminators (same face-down squares) but with different hidden
+    # counters must get the same decision.
+    a = skirmish(BASIC, {"T1": "o7", "J1": "s9", "S1": "t10"}, face_up=False)
+    b = skirmish(BASIC, {"T1": "o7", "S2": "s9", "J4": "t10"}, face_up=False)
+    assert a.player_view(0)["face_down"] == b.player_view(0)["face_down"]
+    assert HeuristicBot(0).choose(a, None) == HeuristicBot(0).choose(b, None)
+
+
+def test_session_commands_refuse_bad_input_and_change_nothing():
+    s = KungFuSession(seed=3)
+    assert s.human_player() == 0 and s.state.phase == "entry"
+    for fid in ("T1", "T2", "T3"):
+        s.wait_at(fid, "disposal")
+    assert s.state.phase == "move1"
+    s.select("T1")
+    assert s.reachable()["c3"] == 1
+    before = s.save()
+    with pytest.raises(IllegalActionError):
+        s.move("a1")
+    assert s.status.startswith("Refused") and s.save() == before
+    with pytest.raises(IllegalActionError, match="not one of your figures"):
+        s.select("J1")
+    with pytest.raises(IllegalActionError):
+        s.choose_chits("T1", ["nunchaku"])
+    s.move("c3")
+    assert s.state.name(s.state.figs["T1"].pos) == "c3"
+
+
+def test_session_save_load_and_tamper():
+    s = KungFuSession(seed=1)
+    s.wait_at("T1", "loo")
+    text = s.save()
+    other = KungFuSession(seed=9, scenario="solo")
+    other.load(text)
+    assert other.scenario == "basic" and other.save() == text
+    data = json.loads(text)
+    data["state"]["turn"] = 3
+    before = other.save()
+    with pytest.raises(IllegalActionError, match="checksum"):
+        other.load(json.dumps(data))
+    assert other.save() == before
+
+
+def test_session_bots_only_and_roll_log():
+    s = KungFuSession(scenario="solo", terminators="bot", seed=5)
+    assert s.state.is_terminal() and s.status.startswith("Game over")
+    assert s.log and all({"roll", "need", "p"} <= e.keys() for e in s.log)
+
+
+def test_cli_simulate_json(capsys):
+    import argparse
+
+    from engine.kf2100 import cli
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    cli.register(sub)
+    args = parser.parse_args(["kf2100", "simulate", "--scenario", "solo", "--games", "3", "--seed", "1", "--json"])
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 3 and sum(out["results"].values()) == 3
