@@ -317,7 +317,8 @@ def rule_vector(rules: KzinRules) -> np.ndarray:
                      rules.kzin_base_force, EARTH, HOME_WORLDS], dtype=np.int64)
 
 
-def _policy_params(policy: str, params: dict[str, Any]) -> tuple[float, float]:
+def check_policy_params(policy: str, params: dict[str, Any]) -> tuple[float, float]:
+    """(defend, attack) of a fixed policy's parameters; only threshold takes any (``ValueError`` otherwise)."""
     unknown = set(params) - {"defend", "attack"}
     if unknown or (params and policy != "threshold"):
         raise ValueError(f"the {policy} policy takes {'defend and attack' if policy == 'threshold' else 'no'} "
@@ -334,7 +335,7 @@ def play(games: int, rng: np.random.Generator, policy: str = "all-in", rules: Kz
     """
     if type(games) is not int or games < 0:
         raise ValueError(f"games must be a count, not {games!r}")
-    code, need_ok = policy_tables(policy, *_policy_params(policy, policy_params))
+    code, need_ok = policy_tables(policy, *check_policy_params(policy, policy_params))
     if state is not None:
         if rules is not None:
             raise ValueError("give rules or a state, not both (a state carries its rules)")
@@ -365,7 +366,7 @@ def rollout_wins(state: KzinState, policy: str = "all-in", n: int = 10_000, seed
     ``numpy.random.default_rng`` takes (an int, a SeedSequence or a Generator to draw from).
     """
     if state.phase == OVER:
-        _policy_params(policy, policy_params)
+        check_policy_params(policy, policy_params)
         policy_tables(policy)
         return (n if state.winner == HUMANS else 0), n
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
