@@ -1,0 +1,192 @@
+"""``dojo kzin``: simulate a policy, the exact odds of one battle, and balance sweeps, from the shell.
+
+``dojo kzin simulate --policy all-in --games 1000000 --seed 1``
+``dojo kzin odds --phase invasion --fleet "ARM Defense Force" --tactic Marines --kzin-fleet "Kzinti Pride"``
+``dojo kzin sweep --parameter kzin_base_force --values 6,8,10,12``
+
+Every command prints figures a person can read, or JSON with ``--json``. Bad input is a message on
+stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import param
+
+from engine.kzin.cards import INVASION, LIBERATION
+from engine.kzin.policies import POLICY_NAMES
+from engine.kzin.rules import RULE_OPTIONS, KzinRules
+
+_TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
+
+
+def _is_bool(name: str) -> bool:
+    return isinstance(KzinRules.param[name], param.Boolean)
+
+
+def _add_rule_options(parser: argparse.ArgumentParser, skip: str | None = None) -> None:
+    """One flag per rule option (``--no-reshuffle``, ``--kzin-base-force N``...), unset unless given."""
+    group = parser.add_argument_group("rule options (default: the project's rulings)")
+    for name in RULE_OPTIONS:
+        if name == skip:
+            continue
+        flag = "--" + name.replace("_", "-")
+        doc = KzinRules.param[name].doc
+        if _is_bool(name):
+            group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=doc)
+        else:
+            group.add_argument(flag, dest=name, type=int, default=None, metavar="N",
+                               help=f"{doc} (default {KzinRules.param[name].default})")
+
+
+def _rule_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {n: getattr(args, n) for n in RULE_OPTIONS if getattr(args, n, None) is not None}
+
+
+def _add_policy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", default="all-in", choices=POLICY_NAMES, help="the policy to play (default all-in)")
+    parser.add_argument("--defend", type=float, default=None, metavar="P",
+                        help="threshold policy: defend when the exact odds reach P")
+    parser.add_argument("--attack", type=float, default=None, metavar="P",
+                        help="threshold policy: attack when the exact odds reach P")
+    parser.add_argument("--games", type=int, default=100_000, help="games to play (default 100,000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="threads (fast) or processes (plain) to use")
+    parser.add_argument("--plain", action="store_true", help="use the plain engine, not the numba fast path")
+    parser.add_argument("--json", action="store_true", help="print JSON for a program")
+
+
+def _policy_params(args: argparse.Namespace) -> dict[str, float]:
+    return {k: v for k, v in (("defend", args.defend), ("attack", args.attack)) if v is not None}
+
+
+def _pct(x: float) -> str:
+    return f"{x:.4%}" if x < 0.01 else f"{x:.2%}"
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+def _simulate(args: argparse.Namespace) -> int:
+    from engine.kzin.simulate import simulate
+
+    r = simulate(args.policy, args.games, seed=args.seed, workers=args.workers, fast=False if args.plain else None,
+                 policy_params=_policy_params(args), **_rule_options(args))
+    if args.json:
+        print(json.dumps(r.to_dict(), indent=2))
+        return 0
+    params = "".join(f" {k}>={v:g}" for k, v in r.policy_params.items())
+    pcts = r.length_percentiles()
+    print(f"Man-Kzin Wars: policy {r.policy}{params}, {r.games:,} games, seed {r.seed}, "
+          f"{r.engine} engine, {r.workers} worker(s)")
+    print("Rules: " + ", ".join(f"{k}={v}" for k, v in r.rule_options.items()))
+    print(f"Humans win:  {r.wins:,} games = {_pct(r.win_rate)}  (95% CI {_pct(r.low)} to {_pct(r.high)})")
+    print(f"Game length: mean {r.mean_turns:.2f} turns; "
+          + ", ".join(f"{'median' if q == 0.5 else f'{q:.0%}'} {v}" for q, v in pcts.items())
+          + f"; longest {int(r.length_distribution.index.max())}")
+    print(f"Time:        {r.seconds:.2f} s = {r.games_per_second:,.0f} games/s")
+    return 0
+
+
+def _odds(args: argparse.Namespace) -> int:
+    from engine.kzin.odds import Battle
+
+    b = Battle(args.phase, fleets=args.fleet, tactics=args.tactic, technology=args.technology,
+               conquest=args.conquest, kzin_fleet=args.kzin_fleet, kem=args.kem, **_rule_options(args))
+    p = b.win_probability()
+    table = b.force_table()
+    if args.json:
+        exact = [c for c in table.columns if c.endswith("_exact")]
+        rows = table.assign(**{c: table[c].astype(str) for c in exact}).to_dict(orient="records")
+        print(json.dumps({
+            "phase": b.phase, "win_probability": str(p), "numerator": p.numerator, "denominator": p.denominator,
+            "percent": float(p) * 100, "human": {"dice": b.human_dice(), "const": b.human_const()},
+            "kzin": {"dice": b.kzin_dice(), "const": b.kzin_const()}, "force_table": rows}, indent=2))
+        return 0
+    print(f"{b.phase.capitalize()} battle: Humans {b.human_dice()}d10{b.human_const():+d} "
+          f"against Kzinti {b.kzin_dice()}d10{b.kzin_const():+d} (Humans win ties)")
+    print(f"P(Humans win) = {p.numerator}/{p.denominator} = {float(p):.4%}")
+    print()
+    shown = table[["side", "force", "p", "at_least", "at_most"]]
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    return 0
+
+
+def _parse_values(parameter: str, text: str) -> list[Any]:
+    if parameter not in RULE_OPTIONS:
+        raise ValueError(f"unknown rule parameter {parameter!r}; choose from {', '.join(RULE_OPTIONS)}")
+    values: list[Any] = []
+    for word in (w.strip() for w in text.split(",")):
+        if _is_bool(parameter):
+            if word.casefold() not in _TRUE | _FALSE:
+                raise ValueError(f"{parameter} takes true or false, not {word!r}")
+            values.append(word.casefold() in _TRUE)
+        else:
+            try:
+                values.append(int(word))
+            except ValueError:
+                raise ValueError(f"{parameter} takes whole numbers, not {word!r}") from None
+    return values
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from engine.kzin.sweep import sweep
+
+    values = _parse_values(args.parameter, args.values)
+    frame = sweep(args.parameter, values, policy=args.policy, games=args.games, seed=args.seed, workers=args.workers,
+                  fast=False if args.plain else None, policy_params=_policy_params(args), **_rule_options(args))
+    if args.json:
+        print(frame.to_json(orient="records", indent=2))
+        return 0
+    print(f"Man-Kzin Wars: {args.policy} win rate by {args.parameter}, {args.games:,} games each, seed {args.seed}")
+    shown = frame.assign(win_rate=frame.win_rate.map(_pct), low=frame.low.map(_pct), high=frame.high.map(_pct),
+                         mean_turns=frame.mean_turns.map("{:.2f}".format), seconds=frame.seconds.map("{:.2f}".format))
+    print(shown.rename(columns={"value": args.parameter}).to_string(index=False))
+    return 0
+
+
+def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except ValueError as exc:
+            print(f"dojo kzin {args.kzin_command}: {exc}", file=sys.stderr)
+            return 2
+
+    return run
+
+
+def register(subparsers: Any) -> None:
+    """Add ``kzin`` with its ``simulate``, ``odds`` and ``sweep`` commands to the ``dojo`` parser."""
+    kzin = subparsers.add_parser("kzin", help="Man-Kzin Wars: simulate policies, exact battle odds, balance sweeps",
+                                 description="Man-Kzin Wars from the shell.")
+    sub = kzin.add_subparsers(dest="kzin_command", metavar="COMMAND", required=True)
+
+    sim = sub.add_parser("simulate", help="win rate and game lengths of a policy over many games")
+    _add_policy_options(sim)
+    _add_rule_options(sim)
+    sim.set_defaults(func=_guarded(_simulate))
+
+    odds = sub.add_parser("odds", help="the exact chance the Humans win one battle, and both force tables")
+    odds.add_argument("--phase", choices=(INVASION, LIBERATION), default=INVASION)
+    many = {"action": "append", "default": [], "metavar": "NAME"}
+    odds.add_argument("--fleet", **many, help="a committed Fleet (repeat the flag for each)")
+    odds.add_argument("--tactic", **many, help="a committed Tactics card (repeat)")
+    odds.add_argument("--technology", type=int, default=0, help="Technology cards in play")
+    odds.add_argument("--conquest", **many, help="a Conquest card in play (repeat)")
+    odds.add_argument("--kzin-fleet", default=None, metavar="NAME", help="the invading Kzin Fleet (Invasion)")
+    odds.add_argument("--kem", type=int, default=9, help="the marker's space, 2-11 (sets Reinforcements' X)")
+    odds.add_argument("--json", action="store_true", help="print JSON for a program")
+    _add_rule_options(odds)
+    odds.set_defaults(func=_guarded(_odds))
+
+    sw = sub.add_parser("sweep", help="win rate as one rule parameter varies")
+    sw.add_argument("--parameter", required=True, help=f"one of {', '.join(RULE_OPTIONS)}")
+    sw.add_argument("--values", required=True, help="comma-separated values, e.g. 6,8,10,12 or true,false")
+    _add_policy_options(sw)
+    _add_rule_options(sw)
+    sw.set_defaults(func=_guarded(_sweep))
