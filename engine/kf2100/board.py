@@ -44,6 +44,7 @@ class Board:
             self.neighbours.append(tuple(out))
         self._los: dict[tuple[int, int], bool] = {}
         self._dist: dict[int, dict[int, int]] = {}
+        self._reach: dict[tuple[int, int, bool, bool, int], dict[int, tuple[int, int]]] = {}
 
     # --- squares -------------------------------------------------------------------------------
     def square(self, name: str) -> int:
@@ -82,8 +83,15 @@ class Board:
     ) -> dict[int, tuple[int, int]]:
         """Every square within ``points`` of ``start``: square -> (cost, previous square).
 
-        ``start_cost`` is what it took to reach ``start`` (1 when stepping in from outside).
+        ``start_cost`` is what it took to reach ``start`` (1 when stepping in from outside). The
+        result is cached and shared, so callers must not change it.
         """
+        key = (start, points, monkey, door_open, start_cost)
+        cached = self._reach.get(key)
+        if cached is not None:
+            return cached  # shared: callers only read it
+        if len(self._reach) > 100_000:
+            self._reach.clear()
         best: dict[int, tuple[int, int]] = {start: (start_cost, -1)}
         heap = [(start_cost, start)]
         while heap:
@@ -97,6 +105,7 @@ class Board:
                 if c <= points and (nb not in best or c < best[nb][0]):
                     best[nb] = (c, sq)
                     heapq.heappush(heap, (c, nb))
+        self._reach[key] = best
         return best
 
     @staticmethod

@@ -272,8 +272,9 @@ class KungFuState(State):
             return [Wait(fid, e) for e in ("door", "disposal", "loo")]
         if self.phase in ("move1", "move2"):
             out: list[Action] = []
+            taken = self.occupied()
             for f in self.terminators():
-                out.extend(self._moves(f, f.mp))
+                out.extend(self._moves(f, f.mp, taken))
                 if self._may_exit(f):
                     out.append(Exit(f.id))
             return [*out, End()]
@@ -281,9 +282,10 @@ class KungFuState(State):
             out = []
             if not self.game.solo:
                 out.extend(Activate(fid) for fid in self.activatable())
+            taken = self.occupied()
             for f in self.figs.values():
-                if f.side == CLONE_MASTER:
-                    out.extend(self._moves(f, f.mp))
+                if f.side == CLONE_MASTER and f.mp > 0:
+                    out.extend(self._moves(f, f.mp, taken))
             return [*out, End()]
         if self.door_step:
             out = [DoorAttack(f.id, chit) for f in self.door_attackers() for chit in ("fist", "kick")
@@ -362,12 +364,12 @@ class KungFuState(State):
         return {self.name(sq): cost for sq, (cost, _) in sorted(self.move_tree(f, points).items())
                 if sq not in taken and self.board.is_floor(sq)}
 
-    def _moves(self, f: Figure, points: int) -> list[Action]:
+    def _moves(self, f: Figure, points: int, taken: set[int] | None = None) -> list[Action]:
         if points <= 0 or f.status not in ("active", "waiting"):
             return []
         if f.side == CLONE_MASTER and not f.face_up:
             return []
-        taken = self.occupied()
+        taken = self.occupied() if taken is None else taken
         return [Move(f.id, self.name(sq)) for sq in sorted(self.move_tree(f, points))
                 if sq not in taken and self.board.is_floor(sq)]
 
