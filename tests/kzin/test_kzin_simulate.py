@@ -130,3 +130,14 @@ def test_sweep_varies_one_rule():
         sweep("start_space", [])
     with pytest.raises(ValueError, match="bad rule option"):
         sweep("start_space", [1])
+
+
+def test_benchmark_rows():
+    from engine.kzin import bench
+
+    rows = bench.run(quick=True)
+    labels = [label for label, _, _ in rows]
+    assert any("plain engine" in s for s in labels) and any("2 workers" in s for s in labels)
+    assert any("rollouts" in s for s in labels) and any("exact odds" in s for s in labels)
+    assert all(value > 0 for _, value, _ in rows)
+    assert "games/s" in bench.format_rows(rows)
