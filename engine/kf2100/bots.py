@@ -164,7 +164,9 @@ class _Context:
         smashed = not any(self.view["equipment"].values())
         ineffective = sum(f["levels"][:4]) == 0
         if self.game.solo:
-            return True  # escaping is only legal when it is worth it
+            solo = self.game.scenario.solo
+            return (sum(f["levels"]) <= solo["escape_levels_at_most"] or self.view["turn"] >= solo["escape_from_turn"]
+                    or (cm_dead and smashed))
         return (cm_dead and smashed) or ineffective
 
     def exits(self) -> list[int]:

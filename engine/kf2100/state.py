@@ -145,8 +145,8 @@ def chit_multisets(options: dict[str, int], n: int) -> list[tuple[str, ...]]:
 
 
 class KungFuState(State):
-    __slots__ = ("_legal", "activated", "bonus_mp", "combat", "combats", "constabulary_in", "deal_slots",
-                 "door_broken", "door_step", "door_tries", "entered", "equipment", "figs", "log", "phase",
+    __slots__ = ("_legal", "activated", "bonus_mp", "cm_window", "combat", "combats", "constabulary_in", "deal_slots",
+                 "door_broken", "door_step", "door_tries", "entered", "equipment", "figs", "log", "opened", "phase",
                  "queue", "result", "turn")
 
     game: KungFuGame
@@ -162,6 +162,8 @@ class KungFuState(State):
         self.activated: list[str] = []          # activation classes used this Clone Master move
         self.bonus_mp = 0                       # > 0: the Clone Master's bonus move is pending
         self.door_step = False
+        self.cm_window = False                  # the Clone Master's chance to reveal himself before a phase
+        self.opened = True                      # this combat phase's door step and combats have begun
         self.door_tries: dict[str, int] = {}    # chits spent on the door this combat phase
         self.combats: list[list[str]] = []      # combats of this phase still to fight
         self.combat: Combat | None = None
@@ -212,7 +214,7 @@ class KungFuState(State):
     def current_player(self) -> int:
         if self.phase == "over":
             return TERMINAL
-        if self.bonus_mp > 0:
+        if self.bonus_mp > 0 or self.cm_window:
             return CLONE_MASTER
         if self.phase == "setup":
             return CHANCE if self.deal_slots else CLONE_MASTER
@@ -265,6 +267,8 @@ class KungFuState(State):
         if self.bonus_mp > 0:
             cm = self.figs["CM"]
             return [*self._moves(cm, self.bonus_mp), End()]
+        if self.cm_window:
+            return [Activate("CM"), End()]
         if self.phase == "setup":
             return [Place(self.queue[0], self.name(sq)) for sq in self.setup_squares(self.figs[self.queue[0]])]
         if self.phase == "entry":
@@ -732,6 +736,10 @@ class KungFuState(State):
             if isinstance(action, Move):
                 self._do_move(self.figs["CM"], action, bonus=True)
             self.bonus_mp = 0
+        elif self.cm_window:
+            self.cm_window = False
+            if isinstance(action, Activate):
+                self._activate(self.figs["CM"], "by the Clone Master")
         elif isinstance(action, Place):
             f = self.figs[action.figure]
             f.pos, f.status = self.board.square(action.square), "active"
@@ -905,9 +913,12 @@ class KungFuState(State):
     def _settle(self) -> None:
         """Advance through steps that need nobody's decision."""
         while True:
-            if self.phase == "over" or self.bonus_mp > 0:
+            if self.phase == "over" or self.bonus_mp > 0 or self.cm_window:
                 return
             if self.phase in ("combat1", "combat2"):
+                if not self.opened:
+                    self._open_combat()
+                    continue
                 if self.door_step:
                     if not self.queue and not self.door_attackers():
                         self._end_step()
@@ -981,17 +992,24 @@ class KungFuState(State):
                 self._solo_activation()
         elif phase in ("combat1", "combat2"):
             self.door_tries = {}
-            if not self.door_broken and self.door_attackers():
-                self.door_step = True
-            else:
-                self.combats = self.form_combats()
+            self.opened = False  # the door step and the combats start once the Clone Master's window closes
         elif phase == "recovery":
             self.queue = [f.id for f in self.figs.values() if f.on_board and f.start[HEART] > 0
                           and f.levels[HEART] < f.start[HEART]]
+        cm = self.figs["CM"]
+        if phase in ("move1", "move2", "combat1", "combat2") and cm.status == "active" and not cm.face_up:
+            self.cm_window = True  # the Clone Master may reveal himself at any time: here, before each phase
         if phase in ("move1", "move2", "cm_move"):
             for f in self.figs.values():
                 if f.side != (CLONE_MASTER if phase == "cm_move" else TERMINATORS):
                     f.mp = 0
+
+    def _open_combat(self) -> None:
+        self.opened = True
+        if not self.door_broken and self.door_attackers():
+            self.door_step = True
+        else:
+            self.combats = self.form_combats()
 
     def door_attackers(self) -> list[Figure]:
         """Terminators at the unbroken front door (waiting outside, or inside next to it) with chits to spare."""
@@ -1021,6 +1039,7 @@ class KungFuState(State):
         self.combats = []
         self.queue = []
         self.door_step = False
+        self.cm_window = False
         self.result = self.grade()
         self._event(f"game over: {self.result.replace('_', ' ')}")
 
@@ -1077,6 +1096,7 @@ class KungFuState(State):
         s.equipment = dict(self.equipment)
         s.entered, s.activated, s.door_step = dict(self.entered), list(self.activated), self.door_step
         s.door_tries = dict(self.door_tries)
+        s.cm_window, s.opened = self.cm_window, self.opened
         s.combats = [list(c) for c in self.combats]
         s.combat = self.combat.copy() if self.combat else None
         s.queue, s.deal_slots = list(self.queue), list(self.deal_slots)
@@ -1091,6 +1111,7 @@ class KungFuState(State):
             "figures": [f.to_dict() for f in self.figs.values()], "equipment": dict(self.equipment),
             "entered": dict(self.entered), "activated": list(self.activated), "door_step": self.door_step,
             "door_tries": dict(self.door_tries), "combats": [list(c) for c in self.combats],
+            "cm_window": self.cm_window, "opened": self.opened,
             "combat": self.combat.to_dict() if self.combat else None, "queue": list(self.queue),
             "deal_slots": [self.name(sq) for sq in self.deal_slots], "constabulary_in": self.constabulary_in,
             "result": self.result, "log": [dict(e) for e in self.log],
@@ -1256,6 +1277,9 @@ class KungFuGame(Game):
         s.entered = {str(k): int(v) for k, v in data["entered"].items()}
         s.activated = [str(x) for x in data["activated"]]
         s.door_tries = {str(k): int(v) for k, v in data["door_tries"].items()}
+        s.cm_window, s.opened = bool(data["cm_window"]), bool(data["opened"])
+        if s.cm_window and (s.figs["CM"].face_up or s.figs["CM"].status != "active"):
+            raise ValueError("only a face-down Clone Master can have a window to reveal himself")
         s.combats = [[str(x) for x in c] for c in data["combats"]]
         s.combat = Combat.from_dict(data["combat"]) if data["combat"] else None
         for c in [*s.combats, *([s.combat.members] if s.combat else [])]:

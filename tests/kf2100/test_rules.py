@@ -114,12 +114,24 @@ def test_hidden_setup_respects_initials_and_the_armored_door():
 
 def test_entering_a_room_activates_its_counters_and_the_clone_master_bonus_move():
     s = skirmish(BASIC, {"T1": "o7", "CM": "s9", "J1": "t10", "S1": "b2"}, face_up=False)
+    assert s.current_player() == CLONE_MASTER and legal_text(s) == {"activate CM", "end"}
+    play(s, "end")  # the Clone Master stays hidden for now
     play(s, "move T1 o9")
     assert s.figs["CM"].face_up and s.figs["J1"].face_up and not s.figs["S1"].face_up
     assert s.current_player() == CLONE_MASTER and s.bonus_mp == 4  # the bonus move interrupts
     assert "move CM s13" not in legal_text(s)  # the door to the computer room is 5 away with the edge
     play(s, "move CM u9")
     assert s.current_player() == TERMINATORS and s.figs["T1"].mp == 3
+
+
+def test_clone_master_reveals_himself_before_a_combat_and_slips_away():
+    s = skirmish(BASIC, {"T1": "n9", "CM": "o9"}, face_up=False, phase="combat1")
+    assert s.combat is None and legal_text(s) == {"activate CM", "end"}
+    play(s, "activate CM")
+    assert s.bonus_mp == 4 and "move CM s9" in legal_text(s)
+    play(s, "move CM s9")
+    # The combat is formed after his bonus move: T1 can no longer reach him.
+    assert s.phase == "move2" and s.figs["CM"].face_up and not any("roll" in e for e in s.log)
 
 
 def test_one_jelly_one_servant_one_technician_a_move():
