@@ -77,7 +77,7 @@ class SimulationResult:
 
 
 def _resolve(policy: str | Policy, policy_params: Mapping[str, float] | None) -> tuple[str, Policy | None, dict]:
-    """(name, Policy object or None for a fixed policy, its parameters); bad names and parameters raise."""
+    """(name, the Policy object, its parameters); a bad name or parameter is a ``ValueError``."""
     params = dict(policy_params or {})
     if isinstance(policy, Policy):
         if params:
