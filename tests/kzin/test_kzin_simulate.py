@@ -141,3 +141,13 @@ def test_benchmark_rows():
     assert any("rollouts" in s for s in labels) and any("exact odds" in s for s in labels)
     assert all(value > 0 for _, value, _ in rows)
     assert "games/s" in bench.format_rows(rows)
+
+
+def test_the_advisor_plays_on_the_plain_engine():
+    r = simulate("advisor", 2, seed=1, policy_params={"rollouts": 200}, start_space=3)
+    assert (r.engine, r.policy, r.games, r.policy_params) == ("plain", "advisor", 2, {"rollouts": 200})
+    assert r.length_distribution.sum() == 2
+    with pytest.raises(ValueError, match="fast simulator plays"):
+        simulate("advisor", 2, fast=True)
+    with pytest.raises(ValueError, match="bad parameters for the advisor"):
+        simulate("advisor", 2, policy_params={"bravery": 3})
