@@ -495,16 +495,31 @@ class ZooState(State):
             self.last = {"kind": "pass", "player": self.to_move}
             self._end_turn(self.to_move, extra=False)
 
-    def flick_with_frames(self, action: Flick | str) -> SimResult:
-        """Apply a flick (legal or ``IllegalActionError``) and return its simulation with trajectory frames."""
+    def play_flick(self, action: Flick | str, record: bool = False) -> SimResult:
+        """Apply a flick like ``apply_action`` (``IllegalActionError`` and no change if illegal) and return
+        what the simulation did; ``record`` adds the trajectory frames for animation."""
         if isinstance(action, str):
             action = self.parse_action(action)
+        if not isinstance(action, Flick):
+            raise IllegalActionError(f"{action} is not a flick")
         reason = self.illegal_reason(action)
         if reason is not None:
             raise IllegalActionError(reason)
-        if not isinstance(action, Flick):
-            raise IllegalActionError(f"{action} is not a flick")
-        return self._flick(action, record=True)
+        return self._flick(action, record=record)
+
+    def flick_with_frames(self, action: Flick | str) -> SimResult:
+        """Apply a flick and return its simulation with trajectory frames (for the dashboard's animation)."""
+        return self.play_flick(action, record=True)
+
+    def margin(self, player: int) -> int:
+        """``player``'s round score minus the best other player's, counting animals waiting to be placed
+        back as face-up (their owner will place them so)."""
+        g = self.game
+        scores = [self.round_score(q) for q in range(g.players)]
+        for owner, _die, _rule in self.pending:
+            scores[owner] += face_points(FACE_UP)
+        others = [scores[q] for q in range(g.players) if q != player]
+        return scores[player] - max(others)
 
     def jitter(self, f: Flick) -> tuple[float, float]:
         """Standard deviations (degrees, fraction of speed) of the extra random jitter this flick gets."""
@@ -739,10 +754,11 @@ class ZooState(State):
         return [1.0 if q in w else -1.0 for q in range(self.game.players)]
 
     # --- copies and persistence ----------------------------------------------------------------------
-    def clone(self) -> ZooState:
+    def clone(self, rng: np.random.Generator | None = None) -> ZooState:
+        """An independent copy; ``rng`` gives it another generator instead of a copy of this one's."""
         c = ZooState.__new__(ZooState)
         c.game = self.game
-        c.rng = clone_rng(self.rng)
+        c.rng = clone_rng(self.rng) if rng is None else rng
         c.dice = {d: die.copy() for d, die in self.dice.items()}
         c.phase, c.to_move, c.round_no, c.starter, c.rail_rule = (
             self.phase, self.to_move, self.round_no, self.starter, self.rail_rule)

@@ -19,6 +19,7 @@ deterministic for a generator state.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,7 +97,8 @@ class PhysicsParams:
     e_die_die: float
     e_die_rail: float
     hop_speed: float  # mm/s
-    timestep: float
+    max_step: float  # mm a die may move in one step
+    max_timestep: float
     iterations: int
     rest_speed: float
     rest_spin: float
@@ -115,7 +117,8 @@ class PhysicsParams:
             spin_arm=c["die"]["spin_friction_arm"], gravity=c["friction"]["gravity"], mu_floor=c["friction"]["floor"],
             mu_die_die=c["friction"]["die_die"], mu_die_rail=c["friction"]["die_rail"],
             e_die_die=c["restitution"]["die_die"], e_die_rail=c["restitution"]["die_rail"],
-            hop_speed=c["flick"]["hop_speed_m_s"] * 1000.0, timestep=c["simulation"]["timestep"],
+            hop_speed=c["flick"]["hop_speed_m_s"] * 1000.0, max_step=c["simulation"]["max_step_mm"],
+            max_timestep=c["simulation"]["max_timestep"],
             iterations=c["simulation"]["iterations"], rest_speed=c["simulation"]["rest_speed"],
             rest_spin=c["simulation"]["rest_spin"], rest_check_every=c["simulation"]["rest_check_every"],
             max_time=c["simulation"]["max_time"], frame_rate=c["simulation"]["frame_rate"],
@@ -134,40 +137,54 @@ def default_params() -> PhysicsParams:
     return _DEFAULT
 
 
-class _Run:
-    """One simulation: builds the space, owns the callbacks' bookkeeping."""
+try:  # the C step without pymunk's per-call Python bookkeeping, which our callbacks do not need
+    from pymunk._chipmunk import lib as _chipmunk
+except ImportError:  # pragma: no cover
+    _chipmunk = None
 
-    def __init__(self, p: PhysicsParams, rng: np.random.Generator, launched: str | None) -> None:
+
+def _stepper(space: pymunk.Space) -> Any:
+    """A function stepping ``space`` by dt. The first call goes through ``Space.step`` (it validates the
+    bodies); later calls go straight to Chipmunk: the callbacks here never add or remove objects."""
+    if _chipmunk is None or space.threaded:
+        return space.step
+    handle = space._space
+    cp_step = _chipmunk.cpSpaceStep
+    first = True
+
+    def step(dt: float) -> None:
+        nonlocal first
+        if first:
+            first = False
+            space.step(dt)
+        else:
+            cp_step(handle, dt)
+
+    return step
+
+
+class _Kit:
+    """The pymunk objects of one set of physics parameters, built once and reused by every run.
+
+    Creating bodies and shapes costs more than simulating a short flick, so the static arena and a pool of
+    dice (body, box, centre sensor) are kept and put into a fresh ``Space`` for each run, then taken out
+    again. Joints carry warm-start impulses from step to step, so they are made new for every run; a fresh
+    space and fresh joints make each run independent of the ones before it.
+    """
+
+    def __init__(self, p: PhysicsParams) -> None:
         self.p = p
-        self.rng = rng
-        self.launched = launched
-        self.space = pymunk.Space()
-        self.space.iterations = p.iterations
-        self.bodies: dict[str, pymunk.Body] = {}
-        self.ids: dict[pymunk.Body, str] = {}
-        self.orient: dict[str, int] = {}
-        self.parts: dict[str, list[Any]] = {}
-        self.rail_names: dict[pymunk.Shape, str] = {}
-        self.hole_names: dict[pymunk.Shape, str] = {}
-        self.caged: dict[str, str] = {}
-        self.left: dict[str, str] = {}
-        self.remove: list[str] = []
-        self.rolled: set[str] = set()
-        self.touched_rail = False
-        self.rail_before_strike: bool | None = None
-        self.events: list[str] = []
         # Chipmunk multiplies the two shapes' elasticity (and friction): split die-die evenly, rails take the rest.
         self.e_die = math.sqrt(p.e_die_die)
         self.e_rail = p.e_die_rail / self.e_die
         self.f_die = math.sqrt(p.mu_die_die)
         self.f_rail = p.mu_die_rail / self.f_die
-        self._build_arena()
-        self.space.on_collision(_DIE, _RAIL, begin=self._rail_hit)
-        self.space.on_collision(_DIE, _DIE, begin=self._die_hit)
-        self.space.on_collision(_CENTRE, _HOLE, begin=self._over_hole)
-
-    def _build_arena(self) -> None:
-        p, static = self.p, self.space.static_body
+        self.friction = p.mu_floor * p.mass * p.gravity
+        self.spin_friction = self.friction * p.spin_arm * p.edge
+        self.static = pymunk.Body(body_type=pymunk.Body.STATIC)
+        self.static_shapes: list[pymunk.Shape] = []
+        self.rail_names: dict[pymunk.Shape, str] = {}
+        self.hole_names: dict[pymunk.Shape, str] = {}
         s, w = p.size, p.rail_width
         boxes = {
             "S": [(-w, -w), (s + w, -w), (s + w, 0), (-w, 0)],
@@ -176,50 +193,105 @@ class _Run:
             "E": [(s, 0), (s + w, 0), (s + w, s), (s, s)],
         }
         for name in RAILS:
-            shape = pymunk.Poly(static, boxes[name])
+            shape = pymunk.Poly(self.static, boxes[name])
             shape.collision_type = _RAIL
             shape.filter = pymunk.ShapeFilter(categories=_F_RAIL, mask=_F_DIE)
             shape.elasticity = self.e_rail
             shape.friction = self.f_rail
             self.rail_names[shape] = name
-            self.space.add(shape)
+            self.static_shapes.append(shape)
         for name, hx, hy in p.holes:
-            hole = pymunk.Circle(static, p.hole_radius, (hx, hy))
+            hole = pymunk.Circle(self.static, p.hole_radius, (hx, hy))
             hole.sensor = True
             hole.collision_type = _HOLE
             hole.filter = pymunk.ShapeFilter(categories=_F_HOLE, mask=_F_CENTRE)
             self.hole_names[hole] = name
-            self.space.add(hole)
+            self.static_shapes.append(hole)
+        self.dice: list[tuple[pymunk.Body, pymunk.Shape, pymunk.Shape]] = []
+
+    def die(self, k: int) -> tuple[pymunk.Body, pymunk.Shape, pymunk.Shape]:
+        p = self.p
+        while len(self.dice) <= k:
+            body = pymunk.Body(p.mass, pymunk.moment_for_box(p.mass, (p.edge, p.edge)))
+            inner = p.edge - 2 * p.corner_radius
+            box = pymunk.Poly.create_box(body, (inner, inner), radius=p.corner_radius)
+            box.collision_type = _DIE
+            box.filter = pymunk.ShapeFilter(categories=_F_DIE, mask=_F_DIE | _F_RAIL)
+            box.elasticity = self.e_die
+            box.friction = self.f_die
+            centre = pymunk.Circle(body, 0.25)
+            centre.sensor = True
+            centre.collision_type = _CENTRE
+            centre.filter = pymunk.ShapeFilter(categories=_F_CENTRE, mask=_F_HOLE)
+            self.dice.append((body, box, centre))
+        return self.dice[k]
+
+
+_KITS: dict[PhysicsParams, _Kit] = {}
+_LOCK = threading.Lock()
+
+
+class _Run:
+    """One simulation: a fresh space holding the kit's objects, and the callbacks' bookkeeping.
+
+    A die at rest has no friction joints until something touches it (it cannot move before that), so the
+    solver and the at-rest check work only on the dice in motion ("awake").
+    """
+
+    def __init__(self, kit: _Kit, rng: np.random.Generator, launched: str | None) -> None:
+        self.kit = kit
+        self.p = kit.p
+        self.rng = rng
+        self.launched = launched
+        self.space = pymunk.Space()
+        self.space.iterations = self.p.iterations
+        self.space.add(kit.static, *kit.static_shapes)
+        self.bodies: dict[str, pymunk.Body] = {}
+        self.ids: dict[pymunk.Body, str] = {}
+        self.orient: dict[str, int] = {}
+        self.parts: dict[str, list[Any]] = {}
+        self.awake: dict[str, pymunk.Body] = {}
+        self.used: list[pymunk.Body] = []
+        self.to_wake: list[str] = []
+        self.caged: dict[str, str] = {}
+        self.left: dict[str, str] = {}
+        self.remove: list[str] = []
+        self.rolled: set[str] = set()
+        self.touched_rail = False
+        self.rail_before_strike: bool | None = None
+        self.events: list[str] = []
+        self.space.on_collision(_DIE, _RAIL, begin=self._rail_hit)
+        self.space.on_collision(_DIE, _DIE, begin=self._die_hit)
+        self.space.on_collision(_CENTRE, _HOLE, begin=self._over_hole)
 
     def add_die(self, die_id: str, x: float, y: float, angle: float, orientation: int) -> pymunk.Body:
-        p = self.p
-        body = pymunk.Body(p.mass, pymunk.moment_for_box(p.mass, (p.edge, p.edge)))
+        body, box, centre = self.kit.die(len(self.parts))
         body.position = (x, y)
         body.angle = angle
-        inner = p.edge - 2 * p.corner_radius
-        box = pymunk.Poly.create_box(body, (inner, inner), radius=p.corner_radius)
-        box.collision_type = _DIE
-        box.filter = pymunk.ShapeFilter(categories=_F_DIE, mask=_F_DIE | _F_RAIL)
-        box.elasticity = self.e_die
-        box.friction = self.f_die
-        centre = pymunk.Circle(body, 0.25)
-        centre.sensor = True
-        centre.collision_type = _CENTRE
-        centre.filter = pymunk.ShapeFilter(categories=_F_CENTRE, mask=_F_HOLE)
-        static = self.space.static_body
-        friction = p.mu_floor * p.mass * p.gravity
-        pivot = pymunk.PivotJoint(static, body, (0, 0), (0, 0))
-        pivot.max_bias = 0
-        pivot.max_force = friction
-        gear = pymunk.GearJoint(static, body, 0.0, 1.0)
-        gear.max_bias = 0
-        gear.max_force = friction * p.spin_arm * p.edge
-        self.space.add(body, box, centre, pivot, gear)
+        body.velocity = (0.0, 0.0)
+        body.angular_velocity = 0.0
+        self.space.add(body, box, centre)
         self.bodies[die_id] = body
         self.ids[body] = die_id
         self.orient[die_id] = orientation
-        self.parts[die_id] = [body, box, centre, pivot, gear]
+        self.parts[die_id] = [body, box, centre]
+        self.used.append(body)
         return body
+
+    def wake(self, die_id: str) -> None:
+        """Give a die its floor friction: a pivot and a gear joint to the static body (pymunk's tank example)."""
+        if die_id in self.awake or die_id not in self.bodies:
+            return
+        body = self.bodies[die_id]
+        pivot = pymunk.PivotJoint(self.kit.static, body, (0, 0), (0, 0))
+        pivot.max_bias = 0
+        pivot.max_force = self.kit.friction
+        gear = pymunk.GearJoint(self.kit.static, body, 0.0, 1.0)
+        gear.max_bias = 0
+        gear.max_force = self.kit.spin_friction
+        self.space.add(pivot, gear)
+        self.parts[die_id] += [pivot, gear]
+        self.awake[die_id] = body
 
     # --- callbacks -------------------------------------------------------------------------------
     def _roll(self, die_id: str, dx: float, dy: float, closing: float) -> None:
@@ -242,7 +314,7 @@ class _Run:
         v = body.velocity
         closing = v.x * n.x + v.y * n.y
         if closing > self.p.hop_speed:
-            rail = self.rail_names[rail_shape]
+            rail = self.kit.rail_names[rail_shape]
             self.left[die_id] = rail
             self.remove.append(die_id)
             self.events.append(f"{die_id} hopped out over the {rail} rail at {closing / 1000:.2f} m/s")
@@ -259,6 +331,10 @@ class _Run:
         ida, idb = self.ids.get(a), self.ids.get(b)
         if ida is None or idb is None:
             return
+        if ida not in self.awake:
+            self.to_wake.append(ida)
+        if idb not in self.awake:
+            self.to_wake.append(idb)
         if self.launched in (ida, idb) and self.rail_before_strike is None:
             self.rail_before_strike = self.touched_rail
         n = arbiter.normal  # from a to b
@@ -280,17 +356,43 @@ class _Run:
         die_id = self.ids.get(centre.body)
         if die_id is None or die_id in self.caged or die_id in self.left:
             return
-        self.caged[die_id] = self.hole_names[hole]
+        hole_name = self.kit.hole_names[hole]
+        self.caged[die_id] = hole_name
         self.remove.append(die_id)
-        self.events.append(f"{die_id} fell into the {self.hole_names[hole]} cage")
+        self.events.append(f"{die_id} fell into the {hole_name} cage")
 
     # --- running ---------------------------------------------------------------------------------
-    def drop_removed(self) -> None:
+    def after_step(self) -> bool:
+        """Wake dice that were touched and take out dice that left; True when something was taken out."""
+        for die_id in self.to_wake:
+            if die_id not in self.remove:
+                self.wake(die_id)
+        self.to_wake.clear()
+        if not self.remove:
+            return False
         for die_id in self.remove:
             self.space.remove(*self.parts.pop(die_id))
             body = self.bodies.pop(die_id)
+            self.awake.pop(die_id, None)
             del self.ids[body]
         self.remove.clear()
+        return True
+
+    def close(self) -> None:
+        """Take every object out of the space so the kit can use it again.
+
+        Chipmunk keeps each body's bias velocity (the solver's push out of overlaps) until the next step's
+        position update. One more step, with the shapes and joints already out, clears it, so no run
+        inherits anything from the one before.
+        """
+        for parts in self.parts.values():
+            self.space.remove(*parts[1:])
+        self.space.remove(*self.kit.static_shapes)
+        gone = [b for b in self.used if b not in self.ids]  # caged or out during the run
+        self.space.add(*gone)
+        self.space.step(1e-6)
+        self.space.remove(self.kit.static, *self.used)
+        self.parts.clear()
 
     def frame(self, t: float) -> dict[str, Any]:
         return {
@@ -301,13 +403,19 @@ class _Run:
             },
         }
 
-    def at_rest(self) -> bool:
+    def top_speed(self) -> float:
+        """The fastest awake die's speed (mm/s), or -1 when every die is at rest (speed and spin)."""
         v2 = self.p.rest_speed * self.p.rest_speed
         spin = self.p.rest_spin
-        for b in self.bodies.values():
-            if b.velocity.length_squared > v2 or abs(b.angular_velocity) > spin:
-                return False
-        return True
+        top = 0.0
+        moving = False
+        for b in self.awake.values():
+            s2 = b.velocity.length_squared
+            if s2 > v2 or abs(b.angular_velocity) > spin:
+                moving = True
+            if s2 > top:
+                top = s2
+        return math.sqrt(top) if moving else -1.0
 
 
 def launch_point(rail: str, along: float, params: PhysicsParams | None = None, gap: float | None = None) -> tuple[
@@ -344,34 +452,55 @@ def simulate(
     feet-up where it lands (the FAQ). ``record`` collects trajectory frames at ``frame_rate`` per second.
     """
     p = params or default_params()
-    run = _Run(p, rng, launch.die if launch else None)
+    with _LOCK:
+        kit = _KITS.get(p)
+        if kit is None:
+            kit = _KITS[p] = _Kit(p)
+        run = _Run(kit, rng, launch.die if launch else None)
+        try:
+            return _run(run, dice, launch, record, launch_tumbles)
+        finally:
+            run.close()
+
+
+def _run(run: _Run, dice: list[DieBody], launch: Launch | None, record: bool, launch_tumbles: bool) -> SimResult:
+    p = run.p
     for d in dice:
         run.add_die(d.id, d.x, d.y, d.angle, d.orientation)
     tumbled = True
     if launch is not None:
         orientation = launch.orientation
         if launch_tumbles:
-            orientation, tumbled = launch_tumble(orientation, launch.speed / 1000.0, rng)
+            orientation, tumbled = launch_tumble(orientation, launch.speed / 1000.0, run.rng)
         body = run.add_die(launch.die, launch.x, launch.y, launch.heading, orientation)
         body.velocity = (launch.speed * math.cos(launch.heading), launch.speed * math.sin(launch.heading))
-    dt = p.timestep
-    max_steps = int(p.max_time / dt)
-    every = max(1, round(1.0 / (p.frame_rate * dt)))
+        run.wake(launch.die)
     frames: list[dict[str, Any]] = [run.frame(0.0)] if record else []
-    step = 0
+    frame_dt = 1.0 / p.frame_rate
+    next_frame = frame_dt
     space = run.space
+    step_once = _stepper(space)
     check = p.rest_check_every
-    while step < max_steps:
-        space.step(dt)
+    top = launch.speed if launch is not None else 0.0
+    t = 0.0
+    step = 0
+    while t < p.max_time:
+        # Adaptive step: the fastest die moves at most max_step mm. Between checks speeds only fall (friction,
+        # collisions share the striker's momentum), so the bound holds until the next check.
+        dt = min(p.max_timestep, p.max_step / top) if top > 0 else p.max_timestep
+        step_once(dt)
         step += 1
-        if run.remove:
-            run.drop_removed()
-            if record:
-                frames.append(run.frame(step * dt))
-        elif record and step % every == 0:
-            frames.append(run.frame(step * dt))
-        if step % check == 0 and run.at_rest():
-            break
+        t += dt
+        if (run.to_wake or run.remove) and run.after_step() and record:
+            frames.append(run.frame(t))
+            next_frame = t + frame_dt
+        elif record and t >= next_frame:
+            frames.append(run.frame(t))
+            next_frame += frame_dt
+        if step % check == 0:
+            top = run.top_speed()
+            if top < 0:
+                break
     if launch is not None and not tumbled and launch.die not in run.rolled and launch.die in run.bodies:
         run.orient[launch.die] = feet_up(run.orient[launch.die])
         run.events.append(f"{launch.die} did not tumble and is turned feet-up")
@@ -379,9 +508,9 @@ def simulate(
         i: DieBody(i, b.position.x, b.position.y, b.angle, run.orient[i]) for i, b in run.bodies.items()
     }
     if record:
-        frames.append(run.frame(step * dt))
+        frames.append(run.frame(t))
     return SimResult(
         dice=out, caged=dict(run.caged), left=dict(run.left),
         tumbled=tumbled or (launch is not None and launch.die in run.rolled),
-        rail_before_strike=run.rail_before_strike, events=run.events, frames=frames, time=step * dt, steps=step,
+        rail_before_strike=run.rail_before_strike, events=run.events, frames=frames, time=t, steps=step,
     )

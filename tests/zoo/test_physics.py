@@ -76,7 +76,7 @@ def test_max_speed_never_tunnels_through_rails() -> None:
     """With hopping switched off, a die at the highest flick speed stays inside the rails at every step."""
     vmax = constants()["flick"]["max_speed_m_s"] * 1000
     p = PhysicsParams.from_constants(hop_speed=math.inf)
-    p = PhysicsParams(**{**p.__dict__, "frame_rate": 1.0 / p.timestep})
+    p = PhysicsParams(**{**p.__dict__, "frame_rate": 1e6})  # a frame every step
     size = arena().size
     for k, angle in enumerate(np.linspace(-80, 80, 9)):
         rail = "SENW"[k % 4]
@@ -98,12 +98,12 @@ def test_max_speed_never_tunnels_through_rails() -> None:
 def test_max_speed_never_tunnels_through_a_die() -> None:
     vmax = constants()["flick"]["max_speed_m_s"] * 1000
     p = PhysicsParams.from_constants(hop_speed=math.inf)
-    p = PhysicsParams(**{**p.__dict__, "frame_rate": 1.0 / p.timestep})
+    p = PhysicsParams(**{**p.__dict__, "frame_rate": 1e6})  # a frame every step
     target = DieBody("B", 150.0, 150.0, 0.0, 0)
     r = simulate([target], Launch("A", 60.0, 150.0, 0.0, vmax, 0), rng(), record=True, params=p)
     for f in r.frames:
         ax, bx = f["dice"]["A"][0], f["dice"]["B"][0]
-        assert bx - ax > 12.0, f  # at most a step's overlap: the striker never passes through
+        assert bx - ax > HALF, f  # less than a step's overlap (8 mm): the striker never passes through
     assert r.dice["B"].x > 150.0 + 50  # the hit moved it
 
 
@@ -129,3 +129,19 @@ def test_trajectory_frames_cover_the_run() -> None:
     for die_id, body in r.dice.items():
         assert last[die_id][:2] == [round(body.x, 2), round(body.y, 2)]
         assert last[die_id][3] == body.face
+
+
+def test_a_run_does_not_depend_on_the_runs_before_it() -> None:
+    """The arena's pymunk objects are reused between runs; nothing may carry over (cagings, hops, overlaps)."""
+    dice = [DieBody(f"B{i}", 40.0 + 45 * i, 40.0 + 30 * (i % 4), 0.5 * i, 0) for i in range(6)]
+    x, y, normal = launch_point("S", 120.0)
+    launch = Launch("A", x, y, normal - 0.5, 2300.0, 0)
+    first = simulate(dice, launch, rng(1), record=True)
+    hx, hy = arena().holes["NE"]
+    for k in range(4):  # cage, hop out, and end with dice still pushed apart from an overlap
+        simulate(dice[::-1], Launch("Z", 150.0, 150.0, math.atan2(hy - 150, hx - 150) + 0.1 * k, 2400.0, 0), rng(k))
+        simulate(dice[:3], Launch("Y", 100.0, 150.0, math.pi, 2500.0, 0), rng(k))
+        overlapping = [DieBody(f"O{j}", 100.0 + 6 * j, 100.0 + 3 * j, 0.2 * j, 0) for j in range(8)]
+        simulate(overlapping, None, rng(k))
+    again = simulate(dice, launch, rng(1), record=True)
+    assert again.frames == first.frames and again.dice == first.dice and again.caged == first.caged
