@@ -1,0 +1,14 @@
+"""Kung Fu 2100 (Steve Jackson Games, 1980): Terminators against the Clone Master's lair.
+
+The rules engine follows the seed's summary; the map, unit values and CRT are a reconstruction kept
+in ``data/`` (``map.txt``, ``units.toml``, ``crt.csv``, ``scenarios.toml``). Modules:
+
+* ``data``: the validating loader (errors name the file and line);
+* ``board``: movement costs, line of sight, missile reach;
+* ``actions``: the moves as text (``move T1 g5``, ``chits T1 fist+kick+mist``, ``attack T1 kick J3``...);
+* ``state``: ``KungFuGame`` / ``KungFuState`` on the core protocol, and ``skirmish`` positions;
+* ``bots``: ``HeuristicBot`` for either side (the solo Clone Master with ``solo=True``);
+* ``odds``: single-chit odds, door, Mountain Heart, untrained mobs, whole-combat distributions;
+* ``session``: ``KungFuSession``, the ``param`` model the dashboard drives;
+* ``cli`` (``dojo kf2100 simulate``) and ``bench``.
+"""

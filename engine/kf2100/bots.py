@@ -159,6 +159,14 @@ class _Context:
             self._objectives = (cm + eq) or foes or hidden
         return self._objectives
 
+    def unclaimed(self, fid: str) -> list[int]:
+        """Objectives no other Terminator already stands next to (so the Terminators spread out)."""
+        goals = self.objectives()
+        others = [g["pos"] for g in self.figs.values() if g["kind"] == "terminator" and g["id"] != fid
+                  and g["status"] == "active" and g["pos"] >= 0]
+        free = [x for x in goals if not any(self.board.adjacent(x, o) for o in others)]
+        return free or goals
+
     def wants_out(self, f: dict[str, Any]) -> bool:
         cm_dead = any(g["kind"] == "clone_master" and g["status"] == "dead" for g in self.figs.values())
         smashed = not any(self.view["equipment"].values())
@@ -183,7 +191,7 @@ class _Context:
         to = self.board.square(a.square)
         here = f["pos"] if f["pos"] >= 0 else self.board.entry_squares.get(f["entry"], -1)
         if self.player == TERMINATORS:
-            goals = self.exits() if self.wants_out(f) else self.objectives()
+            goals = self.exits() if self.wants_out(f) else self.unclaimed(a.figure)
             value = self.terminator_square_value(to, goals)
             base = self.terminator_square_value(here, goals) if f["pos"] >= 0 else -50.0
             return value - base
@@ -196,8 +204,8 @@ class _Context:
         if sq < 0:
             return -50.0
         d = self.nearest(sq, goals)
-        adjacent_goal = any(self.board.adjacent(sq, g) for g in goals)
-        return -d + (3.0 if adjacent_goal else 0.0)
+        adjacent_goals = sum(1 for g in goals if self.board.adjacent(sq, g))
+        return -d + 3.0 * adjacent_goals
 
     def clone_square_value(self, f: dict[str, Any], sq: int) -> float:
         if sq < 0:

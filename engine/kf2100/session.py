@@ -44,6 +44,7 @@ class KungFuSession(param.Parameterized):
     seed = param.Integer(default=0, bounds=(0, None), doc="Seed of the dice (and the bots' ties)")
     terminators = param.Selector(objects=SEATS, default="human", doc="Who plays the Terminators")
     clone_master = param.Selector(objects=SEATS, default="bot", doc="Who plays the Clone Master (solo: the AI)")
+    terminator_levels = param.Dict(default={}, doc="Optional point-buy: Terminator -> 5 levels adding up to 7")
     selected = param.String(default="", doc="The selected figure")
     status = param.String(default="", doc="What is happening, or why a command was refused")
     log = param.List(default=[], doc="Every d6 rolled, with the chance it had")
@@ -56,16 +57,26 @@ class KungFuSession(param.Parameterized):
     # --- game life ---------------------------------------------------------------------------------
     def new_game(self) -> None:
         """Start the chosen scenario afresh with the chosen seed and seats."""
-        self.game = KungFuGame(self.scenario)
+        try:
+            game = KungFuGame(self.scenario, terminator_levels=self.terminator_levels or None)
+        except ValueError as exc:
+            self.status = f"Refused: {exc}"
+            raise
+        self.game = game
         self.state: KungFuState = self.game.new_initial_state()
         self.rng = np.random.default_rng(self.seed)
         self.bots = [HeuristicBot(0), HeuristicBot(1, solo=self.game.solo)]
         self.selected = ""
         self._advance()
 
-    @param.depends("scenario", "seed", "terminators", "clone_master", watch=True)
+    @param.depends("scenario", "seed", "terminators", "clone_master", "terminator_levels", watch=True)
     def _restart(self) -> None:
-        self.new_game()
+        try:
+            self.new_game()
+        except ValueError:
+            with param.parameterized.discard_events(self):  # keep the game and show the options it has
+                self.terminator_levels = {k: list(v) for k, v in self.game.terminator_levels.items()}
+            raise
 
     def seat(self, player: int) -> str:
         if player == 1 and self.game.solo:
@@ -217,6 +228,7 @@ class KungFuSession(param.Parameterized):
             self._refuse(str(exc))
         with param.parameterized.discard_events(self):
             self.scenario = state.game.scenario.key
+            self.terminator_levels = {k: list(v) for k, v in state.game.terminator_levels.items()}
         self.game, self.state = state.game, state
         self.bots = [HeuristicBot(0), HeuristicBot(1, solo=self.game.solo)]
         self.selected = ""

@@ -1154,23 +1154,45 @@ class KungFuGame(Game):
                                         -1.0, 1.0, 1)
     action_type = KFAction
 
-    def __init__(self, scenario: str = "basic", book: RuleBook | None = None) -> None:
+    def __init__(self, scenario: str = "basic", terminator_levels: dict[str, list[int]] | None = None,
+                 book: RuleBook | None = None) -> None:
         self.book = book or rulebook()
         if scenario not in self.book.scenarios.scenarios:
             raise ValueError(f"no scenario {scenario!r}; choose one of {', '.join(self.book.scenarios.scenarios)}")
         self.scenario = self.book.scenarios.scenarios[scenario]
         self.solo = self.scenario.setup == "solo"
         self.board = standard_board() if book is None else board_of(self.book)
+        self.terminator_levels = self._point_buy(terminator_levels or {})
+
+    def _point_buy(self, levels: dict[str, list[int]]) -> dict[str, tuple[int, ...]]:
+        """The optional point-buy: each Terminator spreads his 7 levels, with at least 1 in Fist or Kick."""
+        out = {}
+        for fid, lv in levels.items():
+            if fid not in self.scenario.terminators:
+                raise ValueError(f"{fid} is not a Terminator of the {self.scenario.title} scenario")
+            total = sum(self.book.units.terminators[fid])
+            if (not isinstance(lv, (list, tuple)) or len(lv) != len(TECHNIQUES)
+                    or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in lv)):
+                raise ValueError(f"{fid}: levels are {len(TECHNIQUES)} whole numbers (fist, kick, mist, monkey, heart)")
+            if sum(lv) != total:
+                raise ValueError(f"{fid}: the levels must add up to {total}, not {sum(lv)}")
+            if lv[0] + lv[1] < 1:
+                raise ValueError(f"{fid}: at least one level must go to Iron Fist or Lightning Kick")
+            out[fid] = tuple(lv)
+        return out
 
     def player_name(self, player: int) -> str:
         return PLAYER_NAMES[player]
 
     def rule_options(self) -> dict[str, Any]:
-        return {"scenario": self.scenario.key}
+        options: dict[str, Any] = {"scenario": self.scenario.key}
+        if self.terminator_levels:
+            options["terminator_levels"] = {k: list(v) for k, v in self.terminator_levels.items()}
+        return options
 
     @classmethod
     def from_rule_options(cls, options: dict[str, Any]) -> KungFuGame:
-        unknown = set(options) - {"scenario"}
+        unknown = set(options) - {"scenario", "terminator_levels"}
         if unknown:
             raise ValueError(f"unknown rule options: {', '.join(sorted(unknown))}")
         return cls(**options)
@@ -1178,7 +1200,7 @@ class KungFuGame(Game):
     def roster(self) -> list[Figure]:
         """Every counter of the scenario's mix, in set-up order."""
         units, sc = self.book.units, self.scenario
-        out = [Figure(t, "terminator", units.terminators[t]) for t in sc.terminators]
+        out = [Figure(t, "terminator", self.terminator_levels.get(t, units.terminators[t])) for t in sc.terminators]
         out.append(Figure("CM", "clone_master"))
         for j in sc.jellies:
             levels, weapon = units.jellies[j]

@@ -99,6 +99,15 @@ def test_session_commands_refuse_bad_input_and_change_nothing():
     assert s.state.name(s.state.figs["T1"].pos) == "c3"
 
 
+def test_session_point_buy_refuses_bad_levels_and_keeps_the_game():
+    s = KungFuSession(terminator_levels={"T1": [3, 0, 2, 1, 1]})
+    assert s.state.figs["T1"].start == (3, 0, 2, 1, 1)
+    before = s.save()
+    with pytest.raises(ValueError, match="add up to 7"):
+        s.terminator_levels = {"T1": [9, 0, 0, 0, 0]}
+    assert s.save() == before and s.terminator_levels == {"T1": [3, 0, 2, 1, 1]} and s.status.startswith("Refused")
+
+
 def test_session_save_load_and_tamper():
     s = KungFuSession(seed=1)
     s.wait_at("T1", "loo")

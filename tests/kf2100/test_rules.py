@@ -333,6 +333,18 @@ def test_solo_points():
     assert s.result == "clone_master_victory" and s.returns() == [-1.0, 1.0]
 
 
+def test_point_buy_option():
+    game = KungFuGame("basic", terminator_levels={"T1": [3, 0, 2, 1, 1]})
+    assert game.new_initial_state().figs["T1"].start == (3, 0, 2, 1, 1)
+    assert KungFuGame.from_rule_options(game.rule_options()).terminator_levels == game.terminator_levels
+    with pytest.raises(ValueError, match="add up to 7"):
+        KungFuGame("basic", terminator_levels={"T1": [3, 3, 2, 1, 1]})
+    with pytest.raises(ValueError, match="Iron Fist or Lightning Kick"):
+        KungFuGame("basic", terminator_levels={"T2": [0, 0, 3, 3, 1]})
+    with pytest.raises(ValueError, match="not a Terminator of the Solo"):
+        KungFuGame("solo", terminator_levels={"T2": [1, 2, 2, 1, 1]})
+
+
 # --- saving, protocol ---------------------------------------------------------------------------------
 
 def _midgame():
