@@ -6,8 +6,8 @@ deviation ``speed_sd`` times that speed), then plays the flick on a clone of the
 generator (tumbles included). From the samples it estimates, with 95% Wilson intervals: caging an opponent,
 caging or losing one of your own, a foul, each final face of the flicked animal (or caged / out), an extra
 flick, and the expected change in points (your round score minus the best opponent's) with a normal
-interval. Samples run on a ``fork`` process pool; the result does not depend on the number of workers
-(the noise and per-sample seeds are drawn up front).
+interval. Samples run on a ``fork`` process pool (the calling process plays one share); the result does
+not depend on the number of workers (the noise and per-sample seeds are drawn up front).
 """
 
 from __future__ import annotations
@@ -169,8 +169,10 @@ def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], wo
     bounds = [(i, min(i + size, len(jobs))) for i in range(0, len(jobs), size)]
     _JOB = (state, jobs)
     try:
-        with multiprocessing.get_context("fork").Pool(len(bounds)) as pool:
-            parts = pool.map(_run_chunk, bounds)
+        # The parent plays the first chunk itself while the forked workers play the others.
+        with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
+            pending = pool.map_async(_run_chunk, bounds[1:])
+            parts = [_run_chunk(bounds[0]), *pending.get()]
     finally:
         _JOB = None
     return [s for part in parts for s in part]

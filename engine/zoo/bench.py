@@ -1,0 +1,61 @@
+"""Kung-Fu Zoo throughput: flicks simulated per second and the latency of one flick's odds.
+
+``python -m engine.zoo.bench`` prints the rows; ``engine.bench`` collects them with every game's. The
+position is a mid-game two-player Cage Battle (eight animals in the arena) reached by a seeded random game.
+Wall-clock figures depend on the machine and on what else runs on it, so the CPU time per flick is printed
+as well.
+"""
+
+from __future__ import annotations
+
+import time
+
+from engine.core import make_rng
+from engine.zoo.actions import Flick
+from engine.zoo.game import ZooState, new_game
+from engine.zoo.odds import AimNoise, flick_odds, noisy_jobs, run_samples
+
+
+def mid_game_state(seed: int = 3) -> ZooState:
+    """A two-player Cage Battle after the entry flicks, with most animals in the arena."""
+    state = new_game("cage", 2, seed=seed)
+    rng = make_rng(seed)
+    while sum(d.status == "hand" for d in state.dice.values()) > 0 and not state.is_terminal():
+        hand = [a for a in state.legal_actions() if isinstance(a, Flick) and a.speed <= 1.2]
+        state.apply_action(hand[int(rng.integers(len(hand)))] if hand else state.legal_actions()[0])
+    return state
+
+
+def aimed_flick(state: ZooState) -> Flick:
+    return next(a for a in state.legal_actions() if isinstance(a, Flick) and a.speed == 1.2 and a.direction == 0)
+
+
+def run(quick: bool = False) -> list[tuple[str, float, str]]:
+    """(label, value, unit) rows; a few seconds in all (well under one with ``quick``)."""
+    state = mid_game_state()
+    flick = aimed_flick(state)
+    n = 40 if quick else 400
+    jobs = noisy_jobs(flick, AimNoise(), n, make_rng(1))
+    wall, cpu = time.perf_counter(), time.process_time()
+    run_samples(state, jobs, workers=1)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    rows = [
+        ("zoo flicks simulated, 1 process", n / wall, "flicks/s"),
+        ("zoo CPU time per simulated flick", 1000 * cpu / n, "ms"),
+    ]
+    samples = 100 if quick else 500
+    for workers in (1, 2):
+        t = time.perf_counter()
+        flick_odds(state, flick, samples=samples, seed=2, workers=workers)
+        rows.append((f"zoo odds latency, {samples} samples, {workers} worker{'s' if workers > 1 else ''}",
+                     1000 * (time.perf_counter() - t), "ms"))
+    return rows
+
+
+def main() -> None:
+    for name, value, unit in run():
+        print(f"{name:<48} {value:>10.1f} {unit}")
+
+
+if __name__ == "__main__":
+    main()
