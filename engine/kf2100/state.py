@@ -1315,9 +1315,18 @@ class KungFuGame(Game):
         if (s.phase == "over") != bool(s.result):
             raise ValueError("a finished game needs a result, an unfinished one none")
         s.log = [dict(e) for e in data["log"]]
-        if s.phase not in ("over",) and s.current_player() != CHANCE:
-            if not s.legal_actions():
+        if s.phase in ("combat1", "combat2") and s.opened and not (s.door_step or s.cm_window or s.bonus_mp) \
+                and s.combat is None:
+            raise ValueError("a combat phase with no combat being fought")
+        if s.combat is not None and s.combat.step == "pick" and not s.combat.to_pick:
+            raise ValueError("a combat waiting for chits nobody has to pick")
+        if s.combat is not None and s.combat.step == "loss" and s.combat.pending_loss not in s.figs:
+            raise ValueError("a hit waiting for a figure that is not in the game")
+        try:
+            if s.phase != "over" and s.current_player() != CHANCE and not s.legal_actions():
                 raise ValueError("the saved position has no legal move")
+        except (AssertionError, KeyError, IndexError) as exc:
+            raise ValueError(f"the saved position is not one the rules can reach ({exc!r})") from None
         return s
 
 

@@ -383,6 +383,11 @@ def test_save_load_round_trip_and_refusals():
     data["checksum"] = checksum(data["rules"], data["state"])
     with pytest.raises(StateFormatError, match="impossible levels"):
         load_state(json.dumps(data), KungFuGame)
+    data = json.loads(text)
+    data["state"].update(phase="combat1", opened=True, combat=None, door_step=False, cm_window=False, bonus_mp=0)
+    data["checksum"] = checksum(data["rules"], data["state"])
+    with pytest.raises(StateFormatError, match="combat phase with no combat"):
+        load_state(json.dumps(data), KungFuGame)
     with pytest.raises(StateFormatError, match="unknown rule options"):
         data = json.loads(text)
         data["rules"] = {"scenario": "basic", "cheat": 1}
