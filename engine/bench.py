@@ -3,7 +3,8 @@
 Run ``python -m engine.bench`` (or ``make bench``). It prints one row per benchmark: what was
 measured, the rate and its unit. Games add rows without editing this file: a module
 ``engine.<game>.bench`` with ``run(quick: bool = False) -> list[Result]`` is found the way the CLI
-finds game commands. Figures depend on the machine and its load; they are printed, never asserted.
+finds game commands (a plain ``run()`` works too). Figures depend on the machine and its load;
+they are printed, never asserted.
 
 The Monte Carlo rows play :class:`OpposedRollGame`, the smallest game on the protocol that asks a
 question the games ask: the Man-Kzin Wars battle with no cards in play, Human d10 + committed force
@@ -13,6 +14,7 @@ against Kzin d10 + 10, Humans winning ties.
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -189,7 +191,7 @@ def rate(fn: Callable[[], Any], min_seconds: float, per_call: float = 1.0) -> fl
 
 def core_benchmarks(quick: bool = False) -> tuple[list[Result], list[str]]:
     """The shared tools' rows, and a check that the simulated figure agrees with the exact one."""
-    seconds = 0.2 if quick else 1.5
+    seconds = 0.2 if quick else 1.0
     results = []
 
     ks = iter(range(10**9))
@@ -206,7 +208,7 @@ def core_benchmarks(quick: bool = False) -> tuple[list[Result], list[str]]:
     results.append(Result("exact policy_value, opposed roll (whole tree)",
                           rate(lambda: policy_value(game.new_initial_state(), uniform), seconds), "trees/s"))
 
-    games = 2_000 if quick else 40_000
+    games = 2_000 if quick else 20_000
     for workers in (1, 2):
         start = time.perf_counter()
         estimate = monte_carlo(game, uniform, games, seed=1, workers=workers)
@@ -228,12 +230,26 @@ def core_benchmarks(quick: bool = False) -> tuple[list[Result], list[str]]:
 
 
 def game_benchmarks(quick: bool = False, package: ModuleType | None = None) -> list[tuple[str, list[Result]]]:
-    """(game, rows) for every ``engine.<game>.bench`` module (``package`` replaces ``engine`` in tests)."""
+    """(game, rows) for every ``engine.<game>.bench`` module (``package`` replaces ``engine`` in tests).
+
+    ``run`` gets ``quick`` when its signature takes it; a plain ``run()`` is called as it is.
+    """
     import engine
     from engine.cli import game_modules
 
-    return [(m.__name__.split(".")[-2], [Result(*row) for row in m.run(quick=quick)])
-            for m in game_modules("bench", "run", package or engine)]
+    sections = []
+    for module in game_modules("bench", "run", package or engine):
+        takes_quick = "quick" in inspect.signature(module.run).parameters
+        rows = module.run(quick=quick) if takes_quick else module.run()
+        sections.append((module.__name__.split(".")[-2], [Result(*row) for row in rows]))
+    return sections
+
+
+def figure(value: float) -> str:
+    """A rate with thousands separators when large and three significant digits when small (0.42 ms, 2.43 s)."""
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 def format_table(sections: Sequence[tuple[str, Sequence[Result]]], notes: Sequence[str] = ()) -> str:
@@ -242,7 +258,7 @@ def format_table(sections: Sequence[tuple[str, Sequence[Result]]], notes: Sequen
     lines = [f"{'benchmark':<{width}}  {'rate':>14}  unit", "-" * (width + 26)]
     for title, rows in sections:
         lines.append(f"[{title}]")
-        lines += [f"{r.name:<{width}}  {r.rate:>14,.0f}  {r.unit}" for r in rows]
+        lines += [f"{r.name:<{width}}  {figure(r.rate):>14}  {r.unit}" for r in rows]
     return "\n".join([*lines, *notes])
 
 

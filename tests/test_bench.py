@@ -13,6 +13,7 @@ from engine.bench import (
     OpposedRollGame,
     Result,
     Roll,
+    figure,
     format_table,
     game_benchmarks,
     main,
@@ -78,9 +79,19 @@ def test_quick_run_prints_every_core_row_and_the_check(capsys):
 def test_games_add_rows_through_their_bench_module(make_package):
     package = make_package({
         "kzin/bench.py": "def run(quick=False):\n    return [('battles', 1234.0 if quick else 0.0, 'battles/s')]\n",
+        "zoo/bench.py": "def run():\n    return [('flicks', 5.0, 'flicks/s')]\n",
         "core/bench.py": "def run(quick=False):\n    return [('not a game', 1.0, 'x/s')]\n",
     })
     sections = game_benchmarks(quick=True, package=package)
-    assert sections == [("kzin", [Result("battles", 1234.0, "battles/s")])]
+    assert sections == [
+        ("kzin", [Result("battles", 1234.0, "battles/s")]),
+        ("zoo", [Result("flicks", 5.0, "flicks/s")]),
+    ]
     text = format_table(sections, notes=["a note"])
-    assert "[kzin]" in text and "1,234  battles/s" in text and text.endswith("a note")
+    assert "[kzin]" in text and "1,234  battles/s" in text and "5  flicks/s" in text and text.endswith("a note")
+
+
+@pytest.mark.parametrize(("value", "text"), [(1234567.8, "1,234,568"), (1000, "1,000"), (731.4, "731"),
+                                             (24.37, "24.4"), (0.4213, "0.421"), (0, "0")])
+def test_figures_keep_three_significant_digits_when_small(value, text):
+    assert figure(value) == text
