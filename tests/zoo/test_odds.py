@@ -1,0 +1,144 @@
+"""Flick odds against independent derivations, the bot, the benchmark and the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+import pytest
+
+from engine.core import wilson_interval
+from engine.zoo import Flick
+from engine.zoo.bench import run as bench_run
+from engine.zoo.bot import OddsBot, aimed_shots
+from engine.zoo.cli import register
+from engine.zoo.constants import FACE_NAMES, arena, face_points
+from engine.zoo.faces import launch_face_distribution, orientation_with_up
+from engine.zoo.game import Die, new_game
+from engine.zoo.odds import AimNoise, flick_odds, odds_grid
+from engine.zoo.physics import launch_point
+
+Z999 = 3.2905
+SOFT = "flick C1 from S-dot face=back dir=0.0 speed=0.3"  # slides 13 mm: no rail, no other animal
+
+
+def test_soft_flick_faces_match_the_exact_tumble_model() -> None:
+    state = new_game("cage", 2, seed=0)
+    odds = flick_odds(state, SOFT, noise=AimNoise(0.0, 0.0), samples=600, seed=1, workers=1)
+    exact = launch_face_distribution("back", 0.3)
+    for face in FACE_NAMES:
+        lo, hi = wilson_interval(odds.outcomes[face].successes, odds.samples, Z999)
+        assert lo <= exact[face] <= hi, (face, odds.outcomes[face].value, exact[face])
+    assert odds.outcomes["caged"].successes == odds.outcomes["out"].successes == 0
+    assert odds.cage_opponent.successes == odds.lose_own.successes == odds.foul.successes == 0
+
+
+def test_expected_points_of_a_points_flick_match_the_exact_face_distribution() -> None:
+    state = new_game("points", 2, seed=0)
+    odds = flick_odds(state, SOFT, noise=AimNoise(0.0, 0.0), samples=400, seed=2, workers=1)
+    exact = sum(p * face_points(f) for f, p in launch_face_distribution("back", 0.3).items())
+    assert odds.points_low <= exact <= odds.points_high, (odds.points_mean, exact)
+
+
+def _shot_state():
+    s = new_game("cage", 2, seed=0)
+    s.rail_rule = None
+    hx, hy = arena().holes["SW"]
+    x0, y0, normal = launch_point("S", 100.0)
+    ex, ey = x0 + 0.55 * (hx - x0), y0 + 0.55 * (hy - y0)
+    for k, d in enumerate(("C1", "C2", "C3", "C4")):
+        s.dice[d] = Die(0, "arena", 200.0, 110.0 + 50 * k, 0.0, orientation_with_up("head"))
+    s.dice["E1"] = Die(1, "arena", ex, ey, 0.0, orientation_with_up("back"))
+    s.dice["E2"] = Die(1, "arena", 250.0, 250.0, 0.0, orientation_with_up("back"))
+    heading = math.degrees(math.atan2(hy - y0, hx - x0) - normal)
+    return s, Flick("C1", "S", 100.0, "head", round(heading, 3), 1.0)
+
+
+def _long_shot_state():
+    """Crocodile 1 (face-up) on the west rail, Elephant 1 in line with the NE cage 114 mm beyond it."""
+    s = new_game("cage", 2, seed=0)
+    s.rail_rule = None
+    for k, d in enumerate(("C1", "C2", "C3", "C4")):
+        s.dice[d] = Die(0, "arena", 250.0, 60.0 + 40 * k, 0.0, orientation_with_up("head"))
+    s.dice["E1"] = Die(1, "arena", 180.0, 200.0, 0.0, orientation_with_up("back"))
+    s.dice["E2"] = Die(1, "arena", 100.0, 250.0, 0.0, orientation_with_up("back"))
+    x0, y0, normal = launch_point("W", 67.4)
+    heading = math.degrees(math.atan2(200.0 - y0, 180.0 - x0) - normal)
+    return s, Flick("C1", "W", 67.4, "head", round(heading, 3), 1.9)
+
+
+def test_aim_noise_turns_a_sure_shot_into_a_gamble() -> None:
+    state, shot = _long_shot_state()
+    sure = flick_odds(state, shot, noise=AimNoise(0.0, 0.0), samples=20, seed=0, workers=1)
+    assert sure.cage_opponent.successes == 20 and sure.extra_flick.successes == 20
+    shaky = flick_odds(state, shot, samples=200, seed=0, workers=2)  # the default human hand
+    assert shaky.cage_opponent.high < 0.7 and shaky.cage_opponent.low > 0.1
+
+
+def test_the_odds_do_not_depend_on_the_number_of_workers() -> None:
+    state, shot = _shot_state()
+    one = flick_odds(state, shot, samples=40, seed=5, workers=1)
+    two = flick_odds(state, shot, samples=40, seed=5, workers=2)
+    assert one.to_dict() == two.to_dict()
+
+
+def test_odds_grid_has_a_row_per_cell() -> None:
+    state, shot = _shot_state()
+    grid = odds_grid(state, shot, [shot.direction - 10, shot.direction], [0.6, 1.0], samples=8, seed=0, workers=2)
+    assert len(grid) == 4 and {"p_cage_opponent", "p_lose_own_high", "p_head", "points_mean"} <= set(grid.columns)
+    assert grid["p_cage_opponent"].between(0, 1).all()
+
+
+def test_bad_odds_requests_are_refused() -> None:
+    state = new_game("cage", 2, seed=0)
+    with pytest.raises(ValueError, match="speed must be"):
+        flick_odds(state, "flick C1 from S-dot face=head dir=0.0 speed=9.0", samples=5)
+    with pytest.raises(ValueError, match="angle noise"):
+        AimNoise(-1.0, 0.1)
+    with pytest.raises(ValueError, match="not a flick"):
+        flick_odds(state, "pass", samples=5)
+
+
+def test_the_bot_takes_the_shot_into_the_cage() -> None:
+    state, _ = _shot_state()
+    shots = aimed_shots(state)
+    assert shots and all(state.illegal_reason(f) is None for f in shots)
+    bot = OddsBot(candidates=10, samples=4, refine=2, refine_samples=8)
+    from engine.core import make_rng
+
+    choice = bot.choose(state, make_rng(0))
+    assert isinstance(choice, Flick)
+    odds = flick_odds(state, choice, samples=40, seed=9, workers=1)
+    assert odds.cage_opponent.value > 0.5, (choice, odds.summary())
+
+
+def test_benchmark_rows() -> None:
+    rows = bench_run(quick=True)
+    assert [r[2] for r in rows] == ["flicks/s", "ms", "ms", "ms"]
+    assert all(r[1] > 0 for r in rows)
+
+
+def _cli(argv: list[str], capsys) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="dojo")
+    register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    code = args.func(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_odds_and_simulate(capsys, tmp_path) -> None:
+    code, out, _ = _cli(["zoo", "odds", "--samples", "30", "--workers", "1", "--json"], capsys)
+    assert code == 0 and json.loads(out)["samples"] == 30
+    code, out, _ = _cli(["zoo", "odds", "--directions=-10,0", "--speeds", "1.0", "--samples", "5", "--workers", "1"],
+                        capsys)
+    assert code == 0 and "p_cage_opponent" in out
+    code, out, _ = _cli(["zoo", "simulate", "--games", "1", "--candidates", "3", "--samples", "1", "--json"], capsys)
+    assert code == 0 and json.loads(out)["games"] == 1
+    code, _, err = _cli(["zoo", "odds", "--flick", "flick C1 from S-dot face=head dir=0.0 speed=5.0"], capsys)
+    assert code == 2 and "speed must be" in err
+    saved = tmp_path / "bad.json"
+    saved.write_text("{}")
+    code, _, err = _cli(["zoo", "odds", "--state", str(saved)], capsys)
+    assert code == 2 and "not a saved game" in err
