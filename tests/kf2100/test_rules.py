@@ -166,6 +166,20 @@ def test_combats_are_formed_by_shared_foes():
     assert s.combat.members == ["T1", "T2", "A1"]
 
 
+def test_missile_fire_reaches_two_squares_with_line_of_sight():
+    # A1 shoots T1 two squares away; T2 (a knight's move off) is out of range; T1 cannot reach A1.
+    s = skirmish(BASIC, {"T1": "n9", "T2": "q9", "A1": "n11"}, phase="combat1")
+    assert s.combat.members == ["T1", "A1"]
+    play(s, "chits T1 fist+kick+mist", "chits A1 gun", "lead terminators")
+    assert legal_text(s) == {"attack A1 gun T1"}  # the Terminators have nothing in reach: the lead passes
+    play(s, "attack A1 gun T1", "answer T1 mist")
+    assert s.combat.need == 1  # Gun against Body of Mist
+    # The Constabulary shoot down the whole corridor.
+    adv = KungFuGame("advanced")
+    s = skirmish(adv, {"T1": "j7", "LC1": "y7"}, phase="combat1")
+    assert s.combat.members == ["T1", "LC1"]
+
+
 def test_chits_are_limited_by_levels():
     s = skirmish(BASIC, {"T2": "n9", "J3": "o9"}, phase="combat1")
     choices = {a.chits for a in s.legal_actions()}
