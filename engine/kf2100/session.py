@@ -31,7 +31,7 @@ from engine.kf2100.actions import (
     Wait,
 )
 from engine.kf2100.bots import HeuristicBot
-from engine.kf2100.odds import attack_odds
+from engine.kf2100.odds import CombatOdds, attack_odds, combat_odds
 from engine.kf2100.state import PHASE_TITLES, PLAYER_NAMES, KungFuGame, KungFuState
 
 SEATS = ["human", "bot"]
@@ -214,6 +214,29 @@ class KungFuSession(param.Parameterized):
     def odds(self, figure: str, chit: str, target: str) -> dict[str, float]:
         """Hit chance of a proposed attack against each answer the other side could give."""
         return {k: float(v) for k, v in attack_odds(self.state, Attack(figure.upper(), chit, target.upper())).items()}
+
+    def combat_outlook(self, max_nodes: int = 20_000, games: int = 1000) -> CombatOdds:
+        """Hits each side may take in the combat about to be fought, both sides played by the bots.
+
+        Offered only before any chit is chosen, so it reveals nothing either side has picked.
+        """
+        c = self.state.combat
+        if c is None or c.step != "pick" or c.chits:
+            self._refuse("the outlook of a combat is shown before its chits are chosen")
+        return combat_odds(self.state, self.bots, max_nodes=max_nodes, games=games, seed=self.seed)
+
+    def map_layout(self) -> dict[str, Any]:
+        """The lair for drawing: every square with its kind, room, floor level and equipment."""
+        board = self.game.board
+        rooms = board.lair.rooms
+        equipment = {sq: eid for eid, (sq, _) in board.lair.equipment.items()}
+        squares = []
+        for i, cell in enumerate(board.cells):
+            squares.append({"square": board.names[i], "col": i % board.width, "row": i // board.width,
+                            "kind": cell.kind, "room": rooms[cell.room].name if cell.room else None,
+                            "level": cell.level, "entry": cell.entry or ("door" if i == board.front_door else None),
+                            "equipment": equipment.get(i), "equipment_type": cell.equipment})
+        return {"width": board.width, "height": board.height, "squares": squares}
 
     # --- files ----------------------------------------------------------------------------------------
     def save(self) -> str:

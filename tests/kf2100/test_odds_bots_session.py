@@ -108,6 +108,18 @@ def test_session_point_buy_refuses_bad_levels_and_keeps_the_game():
     assert s.save() == before and s.terminator_levels == {"T1": [3, 0, 2, 1, 1]} and s.status.startswith("Refused")
 
 
+def test_session_outlook_and_map_layout():
+    s = KungFuSession(terminators="human", clone_master="human")
+    layout = s.map_layout()
+    assert layout["width"] * layout["height"] == len(layout["squares"])
+    assert sum(1 for q in layout["squares"] if q["equipment"]) == 7
+    with pytest.raises(IllegalActionError, match="before its chits are chosen"):
+        s.combat_outlook()
+    s.state = skirmish(s.game, {"T1": "n9", "S1": "o9"}, phase="combat1", levels={"T1": [1, 0, 0, 0, 1]})
+    outlook = s.combat_outlook()
+    assert outlook.exact and outlook.marginal(1) == {0: Fraction(1, 6), 1: Fraction(5, 6)}
+
+
 def test_session_save_load_and_tamper():
     s = KungFuSession(seed=1)
     s.wait_at("T1", "loo")
