@@ -1,0 +1,453 @@
+"""The session model: one table of Kung-Fu Zoo, with no UI import.
+
+A ``ZooSession`` wraps one battle for one browser tab or notebook. The battle's options (mode, players,
+teams, seats person/bot, seed) and the aim noise of the odds are parameters; the player's commands are
+methods: ``choose_die``, ``launch_spot``, ``set_face``, ``propose_flick`` (direction, speed) build the
+proposed flick, ``odds`` estimates it, ``commit_flick`` plays it and returns the trajectory frames to
+animate; ``place``, ``use_ability``, ``choose_first``, ``pass_extra`` and ``play_bot`` are the other moves;
+``save``/``load`` keep a whole session as JSON. A command that cannot be carried out returns False (or
+None), says why in ``message`` and leaves the battle exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from typing import Any
+
+import param
+
+from engine.core import IllegalActionError, StateFormatError, load_state, make_rng
+from engine.core.rng import rng_from_state, rng_state
+from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility
+from engine.zoo.bot import OddsBot
+from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants
+from engine.zoo.game import MODES, ZooGame, ZooState
+from engine.zoo.odds import AimNoise, FlickOdds, flick_odds
+
+SESSION_FORMAT = "tabletop-dojo/zoo-session"
+SESSION_VERSION = 1
+SEATS = ("person", "bot")
+_SPOT = re.compile(r"(?:(?P<here>here)|(?P<rail>[NESW])(?:-(?P<dot>dot)|@(?P<along>[-+]?\d+(?:\.\d*)?)))")
+_AIM = constants()["aim"]
+_FLICK = constants()["flick"]
+
+
+class ZooSession(param.Parameterized):
+    """One battle of Kung-Fu Zoo for one user (or several at one screen), with bots in some seats."""
+
+    mode = param.Selector(default="cage", objects=list(MODES), doc="Cage Battle or Points Battle.")
+    players = param.Integer(default=2, bounds=(2, 4), doc="Number of players (teams).")
+    teams = param.List(default=list(TEAMS[:2]), item_type=str, doc="One team per player, in seat order.")
+    seats = param.List(default=["person", "bot"], item_type=str, doc="'person' or 'bot' for each seat.")
+    all_valley = param.Boolean(default=False, doc='Two-player "All Valley" Cage Battle rules.')
+    abilities = param.Boolean(default=True, doc="Team abilities, once per round (Cage Battle only).")
+    seed = param.Integer(default=1, bounds=(0, None), doc="Seed of the next new battle.")
+    aim_angle_sd = param.Number(default=float(_AIM["angle_sd_deg"]), bounds=(0, 90),
+                                doc="Aim noise of the odds: standard deviation of the direction, degrees.")
+    aim_speed_sd = param.Number(default=float(_AIM["speed_sd_fraction"]), bounds=(0, 1),
+                                doc="Aim noise of the odds: standard deviation of the speed, fraction of it.")
+    odds_samples = param.Integer(default=500, bounds=(10, 20000), doc="Simulated flicks per odds estimate.")
+    odds_workers = param.Integer(default=2, bounds=(1, 8), doc="Processes for the odds.")
+    bot_candidates = param.Integer(default=16, bounds=(1, 200), doc="Flicks a bot considers per move.")
+    bot_samples = param.Integer(default=6, bounds=(1, 200), doc="Noisy samples per candidate for a bot.")
+
+    state = param.ClassSelector(class_=ZooState, doc="The battle in progress.")
+    die = param.String(default="", doc="The animal chosen to flick.")
+    spot = param.String(default="S-dot", doc="Where it is flicked from: N/E/S/W-dot, a rail and mm (S@120), here.")
+    face = param.Selector(default="head", objects=list(FACE_NAMES), doc="The face set up before flicking.")
+    direction = param.Number(default=0.0, doc="Degrees from straight in (rail) or heading (from where it lies).")
+    speed = param.Number(default=1.2, doc="Flick speed, m/s.")
+    use_ability_flag = param.Boolean(default=False, doc="Flick with the team's ability (Ambush, Trunk Shot).")
+    last_frames = param.List(default=[], doc="Trajectory frames of the last flick, for animation.")
+    message = param.String(default="", doc="What just happened, or why a command was refused.")
+    log = param.List(default=[], doc="One dict per move of the battle.")
+    version = param.Integer(default=0, doc="Bumped on every change of the battle, for views to depend on.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self._lock = threading.RLock()
+        self._rng = make_rng(self.seed)
+        if self.state is None:
+            self.new_game()
+
+    # --- setting up ---------------------------------------------------------------------------
+    def new_game(self, seed: int | None = None) -> bool:
+        """A new battle with the current options; ``seed`` (default: the seed parameter) fixes every roll."""
+        with self._lock:
+            if seed is not None:
+                if type(seed) is not int or seed < 0:
+                    return self._refuse(f"the seed must be a whole number from 0, not {seed!r}")
+                self.seed = seed
+            teams = list(self.teams)
+            if len(teams) < self.players:
+                teams += [t for t in TEAMS if t not in teams][: self.players - len(teams)]
+            teams = teams[: self.players]
+            seats = (list(self.seats) + ["bot"] * self.players)[: self.players]
+            bad = [s for s in seats if s not in SEATS]
+            if bad:
+                return self._refuse(f"a seat is 'person' or 'bot', not {bad[0]!r}")
+            try:
+                game = ZooGame(mode=self.mode, players=self.players, teams=teams,
+                               all_valley=self.all_valley and self.mode == "cage",
+                               abilities=self.abilities and self.mode == "cage")
+            except ValueError as exc:
+                return self._refuse(str(exc))
+            with param.parameterized.batch_call_watchers(self):
+                self.teams, self.seats = teams, seats
+                self._rng = make_rng(self.seed + 1)
+                self.state = game.new_initial_state(make_rng(self.seed))
+                self.log = [{"move": 0, "player": None, "text": f"new {game.title()}, seed {self.seed}",
+                             "events": []}]
+                self.last_frames = []
+                self._reset_proposal()
+                self.message = self._prompt()
+                self._changed()
+            return True
+
+    # --- building the proposed flick -------------------------------------------------------------
+    def choose_die(self, die: str) -> bool:
+        """Pick the animal to flick (one the player to move may flick now)."""
+        with self._lock:
+            s = self.state
+            if s.phase not in ("flick", "extra"):
+                return self._refuse(f"there is no flick to make now: {self._prompt()}")
+            allowed = s.flickable()
+            if die not in allowed:
+                probe = Flick(die, "S", None, "head", 0.0, 1.0)
+                reason = s.illegal_reason(probe) if die in s.dice else f"there is no animal {die!r} in this battle"
+                return self._refuse(reason or f"{die} cannot be flicked now")
+            self.die = die
+            if s.dice[die].status == "hand" and not self.spot.endswith("-dot"):
+                self.spot = "S-dot"  # animals in hand enter from a dot
+                self.use_ability_flag = False
+            self.message = f"{die} chosen. " + self._proposal_hint()
+            return True
+
+    def launch_spot(self, spot: str) -> bool:
+        """Where to flick from: ``S-dot`` (a rail's midpoint), ``E@120`` (mm along a rail) or ``here``."""
+        with self._lock:
+            m = _SPOT.fullmatch(str(spot).strip())
+            if m is None:
+                return self._refuse(f"a spot is N-dot, E-dot, S-dot, W-dot, a rail and mm like S@120, or here; "
+                                    f"not {spot!r}")
+            old = self.spot
+            self.spot = str(spot).strip()
+            if self.spot == "here":
+                self.use_ability_flag = True
+            problem = self.proposal_problem(ignore_aim=True)
+            if problem is not None:
+                self.spot = old
+                return self._refuse(problem)
+            self.message = self._proposal_hint()
+            return True
+
+    def set_face(self, face: str) -> bool:
+        """The face set up on the rail before flicking."""
+        with self._lock:
+            if face not in FACE_NAMES:
+                return self._refuse(f"no face {face!r}; faces are {', '.join(FACE_NAMES)}")
+            self.face = face
+            self.message = self._proposal_hint()
+            return True
+
+    def propose_flick(self, direction: float, speed: float) -> bool:
+        """Aim: direction in degrees (from straight in, or a heading for a Trunk Shot) and speed in m/s."""
+        with self._lock:
+            try:
+                direction, speed = float(direction), float(speed)
+            except (TypeError, ValueError):
+                return self._refuse(f"direction and speed must be numbers, not {direction!r}, {speed!r}")
+            if not (math.isfinite(direction) and math.isfinite(speed)):
+                return self._refuse("direction and speed must be finite numbers")
+            old = (self.direction, self.speed)
+            self.direction, self.speed = direction, speed
+            problem = self.proposal_problem()
+            if problem is not None:
+                self.direction, self.speed = old
+                return self._refuse(problem)
+            self.message = f"Proposed: {self.proposed_flick()}"
+            return True
+
+    def proposed_flick(self) -> Flick | None:
+        """The flick the current choices make (None until an animal is chosen or when the spot is unreadable)."""
+        m = _SPOT.fullmatch(self.spot)
+        if not self.die or m is None:
+            return None
+        if m["here"]:
+            return Flick(self.die, "here", None, None, float(self.direction), float(self.speed), True)
+        along = None if m["dot"] else float(m["along"])
+        return Flick(self.die, m["rail"], along, self.face, float(self.direction), float(self.speed),
+                     bool(self.use_ability_flag))
+
+    def proposal_problem(self, ignore_aim: bool = False) -> str | None:
+        """Why the proposed flick cannot be played (None when it can). ``ignore_aim`` skips range checks."""
+        flick = self.proposed_flick()
+        if flick is None:
+            return "choose an animal to flick first"
+        if ignore_aim:
+            c = _FLICK
+            speed = min(max(flick.speed, c["min_speed_m_s"]), c["max_speed_m_s"])
+            direction = flick.direction % 360.0 if flick.rail == "here" else max(-c["max_angle_deg"], min(
+                c["max_angle_deg"], flick.direction))
+            flick = flick.with_aim(direction, speed)
+        reason = self.state.illegal_reason(flick)
+        if reason and "ability" in reason and not flick.ability:
+            # Ambush off the dot: say how to ask for it.
+            reason += " (set the ability flag)"
+        return reason
+
+    def aim_preview(self) -> bool:
+        """False when the player to move had dirt kicked in the face (Dust Kick): no aim line, no odds."""
+        s = self.state
+        return s.phase == "over" or not s.dust[s.to_move]
+
+    # --- odds -------------------------------------------------------------------------------------
+    def noise(self) -> AimNoise:
+        return AimNoise(float(self.aim_angle_sd), float(self.aim_speed_sd))
+
+    def odds(self, samples: int | None = None, seed: int = 0) -> FlickOdds | None:
+        """The odds of the proposed flick under the session's aim noise (None, with a message, if impossible)."""
+        with self._lock:
+            if not self.aim_preview():
+                return self._refuse_none("eyes closed (Dust Kick): no aim preview and no odds for this flick")
+            problem = self.proposal_problem()
+            if problem is not None:
+                return self._refuse_none(problem)
+            flick = self.proposed_flick()
+            assert flick is not None
+            return flick_odds(self.state, flick, noise=self.noise(), samples=samples or self.odds_samples,
+                              seed=seed, workers=self.odds_workers)
+
+    # --- moves ------------------------------------------------------------------------------------
+    def commit_flick(self) -> list[dict[str, Any]] | None:
+        """Play the proposed flick; returns its trajectory frames (None, with a message, if refused)."""
+        with self._lock:
+            flick = self.proposed_flick()
+            if flick is None:
+                return self._refuse_none("choose an animal to flick first")
+            if self._seat_is_bot():
+                return self._refuse_none(f"{self.state.describe_player()} is played by the computer")
+            try:
+                result = self.state.flick_with_frames(flick)
+            except IllegalActionError as exc:
+                return self._refuse_none(str(exc))
+            self._after_move(flick, result.frames)
+            return result.frames
+
+    def place(self, die: str, x: float, y: float, face: str = "head") -> bool:
+        """Set an animal knocked out of the arena (or a caged one, by the FAQ) back into the arena."""
+        try:
+            action = Place(str(die), float(x), float(y), str(face))
+        except (TypeError, ValueError):
+            return self._refuse(f"cannot place {die!r} at {x!r}, {y!r}")
+        return self._play(action)
+
+    def use_ability(self, target: str) -> bool:
+        """Chest Pound (target: a stunned Gorilla) or Dust Kick (target: an opponent, P1-P4)."""
+        s = self.state
+        team = s.team(s.to_move) if s.phase != "over" else ""
+        key = abilities()[team].key if team else ""
+        return self._play(UseAbility(key, str(target)))
+
+    def choose_first(self, player: int) -> bool:
+        """Who starts the next round (player index from 0)."""
+        if type(player) is not int:
+            return self._refuse(f"a player is a number, not {player!r}")
+        return self._play(ChooseFirst(player))
+
+    def pass_extra(self) -> bool:
+        """Decline an extra flick."""
+        return self._play(Pass())
+
+    def apply(self, text: str) -> bool:
+        """Play a move written in the game's notation (e.g. ``flick E2 from S-dot face=head dir=5.0 speed=1.2``)."""
+        with self._lock:
+            try:
+                action = self.state.parse_action(text)
+            except IllegalActionError as exc:
+                return self._refuse(str(exc))
+            if isinstance(action, Flick):
+                try:
+                    result = self.state.flick_with_frames(action)
+                except IllegalActionError as exc:
+                    return self._refuse(str(exc))
+                self._after_move(action, result.frames)
+                return True
+            return self._play(action)
+
+    def bot_to_move(self) -> bool:
+        return self.state.phase != "over" and self._seat_is_bot()
+
+    def play_bot(self) -> list[dict[str, Any]] | None:
+        """Let the computer make the move of the seat to move; returns frames when it flicked ([] otherwise)."""
+        with self._lock:
+            if not self.bot_to_move():
+                return self._refuse_none("it is not a computer player's turn")
+            bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
+                          workers=self.odds_workers)
+            action = bot.choose(self.state, self._rng)
+            if isinstance(action, Flick):
+                result = self.state.flick_with_frames(action)
+                self._after_move(action, result.frames)
+                return result.frames
+            self.state.apply_action(action)
+            self._after_move(action, [])
+            return []
+
+    # --- what the views show ----------------------------------------------------------------------
+    def status(self) -> str:
+        s = self.state
+        g = s.game
+        if g.mode == "cage" and not g.multiplayer:
+            score = "Rounds won: " + ", ".join(f"{g.player_name(q)} {s.wins[q]}" for q in range(g.players))
+        elif g.mode == "cage":
+            score = "In play: " + ", ".join(g.player_name(q) for q in range(g.players) if not s.eliminated[q])
+        else:
+            score = "Points: " + ", ".join(f"{g.player_name(q)} {s.points[q]}" for q in range(g.players))
+        return f"{g.title()}, round {s.round_no}. {score}. {self._prompt()}"
+
+    def arena_view(self) -> dict[str, Any]:
+        """Everything needed to draw the table: the arena, the dice and who is to move."""
+        a = arena()
+        s = self.state
+        dice = []
+        for d, die in s.dice.items():
+            dice.append({"id": d, "owner": die.owner, "team": s.team(die.owner), "status": die.status,
+                         "x": die.x, "y": die.y, "angle": die.angle, "face": die.face if die.status == "arena"
+                         else None})
+        return {"size": a.size, "rail_width": a.rail_width, "hole_radius": a.hole_radius, "holes": a.holes,
+                "edge": constants()["die"]["edge"], "dice": dice, "to_move": s.current_player(), "phase": s.phase,
+                "spent": list(s.spent), "aim_preview": self.aim_preview()}
+
+    def cards(self) -> list[dict[str, Any]]:
+        """Each team's ability card and whether it is spent this round."""
+        s = self.state
+        out = []
+        for q, team in enumerate(s.game.teams):
+            ab = abilities()[team]
+            out.append({"player": q, "team": team, "ability": ab.name, "text": ab.text,
+                        "in_play": s.game.abilities, "spent": s.spent[q]})
+        return out
+
+    # --- saving -----------------------------------------------------------------------------------
+    def save(self) -> str:
+        """The whole session as JSON: the saved battle (core envelope), seats, aim noise, the bots' generator,
+        the log."""
+        return json.dumps({
+            "format": SESSION_FORMAT, "version": SESSION_VERSION, "seed": self.seed, "seats": list(self.seats),
+            "aim": [self.aim_angle_sd, self.aim_speed_sd], "game": json.loads(self.state.to_json()),
+            "rng": rng_state(self._rng), "log": self.log,
+        }, indent=1)
+
+    def load(self, text: str | bytes) -> bool:
+        """Load a saved session; a bad file sets ``message`` and the current battle goes on."""
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
+                raise StateFormatError("not a saved Kung-Fu Zoo session")
+            if data.get("version") != SESSION_VERSION:
+                raise StateFormatError(f"saved with format version {data.get('version')!r}; "
+                                       f"this program reads version {SESSION_VERSION}")
+            state = load_state(json.dumps(data["game"]), ZooGame)
+            assert isinstance(state, ZooState)
+            rng = rng_from_state(data["rng"])
+            seats = data["seats"]
+            if not isinstance(seats, list) or len(seats) != state.game.players or any(s not in SEATS for s in seats):
+                raise StateFormatError("the seats are damaged")
+            angle_sd, speed_sd = (float(v) for v in data["aim"])
+            AimNoise(angle_sd, speed_sd)
+            log = data["log"]
+            if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
+                raise StateFormatError("the battle log is damaged")
+            seed = data["seed"]
+            if type(seed) is not int or seed < 0:
+                raise StateFormatError("the seed is damaged")
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            return self._refuse(f"Could not load: the file is not valid JSON ({exc}). Your battle goes on.")
+        except (StateFormatError, KeyError, TypeError, ValueError) as exc:
+            return self._refuse(f"Could not load: {exc}. Your battle goes on.")
+        g = state.game
+        with self._lock, param.parameterized.batch_call_watchers(self):
+            self.mode, self.players, self.teams = g.mode, g.players, list(g.teams)
+            self.all_valley, self.abilities = g.all_valley, g.abilities
+            self.seats, self.seed = seats, seed
+            self.aim_angle_sd, self.aim_speed_sd = angle_sd, speed_sd
+            self._rng = rng
+            self.log = log
+            self.state = state
+            self.last_frames = []
+            self._reset_proposal()
+            self.message = "Battle loaded. " + self._prompt()
+            self._changed()
+        return True
+
+    # --- internals ----------------------------------------------------------------------------------
+    def _seat_is_bot(self) -> bool:
+        s = self.state
+        return s.phase != "over" and self.seats[s.to_move] == "bot"
+
+    def _play(self, action: Any) -> bool:
+        with self._lock:
+            if self._seat_is_bot():
+                return self._refuse(f"{self.state.describe_player()} is played by the computer")
+            try:
+                self.state.apply_action(action)
+            except IllegalActionError as exc:
+                return self._refuse(str(exc))
+            self._after_move(action, [])
+            return True
+
+    def _after_move(self, action: Any, frames: list[dict[str, Any]]) -> None:
+        s = self.state
+        last = s.last or {}
+        player = last.get("player")
+        with param.parameterized.batch_call_watchers(self):
+            self.log = [*self.log, {"move": len(self.log), "player": player, "text": str(action),
+                                    "events": list(last.get("events", []))}]
+            self.last_frames = frames
+            if isinstance(action, Flick) or s.phase not in ("flick", "extra"):
+                self._reset_proposal()
+            events = "; ".join(last.get("events", []))
+            self.message = (f"{action}. {events + '. ' if events else ''}{self._prompt()}").strip()
+            self._changed()
+
+    def _reset_proposal(self) -> None:
+        s = self.state
+        allowed = s.flickable() if s.phase in ("flick", "extra") else []
+        self.die = allowed[0] if allowed else ""
+        self.spot = "S-dot"
+        self.use_ability_flag = False
+
+    def _proposal_hint(self) -> str:
+        problem = self.proposal_problem()
+        flick = self.proposed_flick()
+        return f"Proposed: {flick}" if problem is None else f"Not yet playable: {problem}"
+
+    def _prompt(self) -> str:
+        s = self.state
+        if s.phase == "over":
+            names = " and ".join(s.game.player_name(q) for q in s.winners())
+            return f"The battle is over: {names} won."
+        who = s.describe_player()
+        if s.phase == "first":
+            return f"{who} chooses who starts round {s.round_no + 1}."
+        if s.phase == "place":
+            _owner, die, rule = s.pending[0]
+            side = "face-up" if rule == "head" else "any side up"
+            return f"{who} places {die} {side} anywhere in the arena."
+        extra = "an extra flick (or pass)" if s.phase == "extra" else "a flick"
+        return f"{who} to make {extra}: {', '.join(s.flickable())}."
+
+    def _refuse(self, reason: str) -> bool:
+        self.message = reason[:1].upper() + reason[1:] if reason else "refused"
+        return False
+
+    def _refuse_none(self, reason: str) -> None:
+        self._refuse(reason)
+        return None
+
+    def _changed(self) -> None:
+        self.version += 1

@@ -1,0 +1,98 @@
+"""The session model the dashboard is built on: commands, refusals that change nothing, bots, saving."""
+
+from __future__ import annotations
+
+import json
+
+from engine.zoo.session import ZooSession
+
+
+def snapshot(session: ZooSession) -> str:
+    return session.state.to_json()
+
+
+def test_build_propose_estimate_and_commit_a_flick() -> None:
+    s = ZooSession(seed=3, seats=["person", "person"], odds_workers=1)
+    assert s.state.current_player() == 0 and "P1 (Crocodile) to make a flick" in s.message
+    assert s.choose_die("C2") and s.launch_spot("W-dot") and s.set_face("back")
+    assert s.propose_flick(10.0, 1.1)
+    assert str(s.proposed_flick()) == "flick C2 from W-dot face=back dir=10.0 speed=1.1"
+    odds = s.odds(samples=20)
+    assert odds is not None and odds.samples == 20 and odds.flick == str(s.proposed_flick())
+    frames = s.commit_flick()
+    assert frames and "C2" in frames[0]["dice"]
+    assert s.last_frames == frames and s.state.current_player() == 1
+    assert s.log[-1]["text"] == "flick C2 from W-dot face=back dir=10.0 speed=1.1"
+    assert s.die.startswith("E")  # the proposal moved on to the next player's animals
+
+
+def test_refused_commands_say_why_and_change_nothing() -> None:
+    s = ZooSession(seed=3, seats=["person", "bot"], odds_workers=1)
+    before, version = snapshot(s), s.version
+    for command, words in [
+        (lambda: s.choose_die("E1"), "belongs to"),
+        (lambda: s.choose_die("Q9"), "no animal"),
+        (lambda: s.launch_spot("middle"), "a spot is"),
+        (lambda: s.launch_spot("S@100"), "ambush"),
+        (lambda: s.set_face("wings"), "no face"),
+        (lambda: s.propose_flick(95.0, 1.0), "within 80"),
+        (lambda: s.propose_flick(0.0, 4.0), "speed must be"),
+        (lambda: s.propose_flick("left", 1.0), "numbers"),
+        (lambda: s.place("C1", 100, 100), "no animal to place"),
+        (lambda: s.pass_extra(), "extra flick"),
+        (lambda: s.choose_first(1), "start of a round"),
+        (lambda: s.play_bot(), "not a computer player's turn"),
+        (lambda: s.apply("jump"), "cannot read"),
+        (lambda: s.new_game(seed=-1), "seed"),
+        (lambda: s.load("not json"), "not valid JSON"),
+        (lambda: s.load(json.dumps({"format": "chess"})), "not a saved Kung-Fu Zoo"),
+    ]:
+        assert not command(), words
+        assert words.lower() in s.message.lower(), (words, s.message)
+        assert snapshot(s) == before
+    assert s.version == version and (s.direction, s.speed) == (0.0, 1.2)
+
+
+def test_bot_seat_moves_and_person_cannot_move_for_it() -> None:
+    s = ZooSession(seed=2, seats=["person", "bot"], bot_candidates=3, bot_samples=1, odds_workers=1)
+    assert s.commit_flick() is not None
+    assert s.bot_to_move()
+    assert s.commit_flick() is None and "computer" in s.message
+    frames = s.play_bot()
+    assert frames is not None and s.state.current_player() == 0 and len(s.log) == 3
+
+
+def test_save_and_load_round_trip_and_bad_files_keep_the_battle() -> None:
+    s = ZooSession(seed=5, mode="points", players=3, seats=["person", "bot", "person"], odds_workers=1)
+    s.commit_flick()
+    text = s.save()
+    other = ZooSession(seed=9)
+    assert other.load(text)
+    assert snapshot(other) == snapshot(s) and other.seats == s.seats and other.log == s.log
+    assert other.players == 3 and other.mode == "points"
+    damaged = json.loads(text)
+    damaged["game"]["state"]["points"] = [1, 2, 3]
+    before = snapshot(other)
+    assert not other.load(json.dumps(damaged)) and "checksum" in other.message and snapshot(other) == before
+
+
+def test_placing_an_animal_knocked_out(monkeypatch) -> None:
+    from helpers import Script, in_arena
+
+    s = ZooSession(seed=1, seats=["person", "person"], odds_workers=1)
+    in_arena(s.state)
+    s.state.rail_rule = None
+    Script(monkeypatch).then(left={"E2": "W"})
+    assert s.choose_die("C1") and s.commit_flick() is not None
+    assert s.state.phase == "place" and "places E2 face-up" in s.message
+    assert not s.place("E2", 150.0, 262.5, "back") and "face-up" in s.message
+    assert s.place("E2", 150.0, 262.5) and s.state.dice["E2"].status == "arena"
+
+
+def test_dust_kick_hides_the_odds() -> None:
+    s = ZooSession(seed=1, teams=["gorilla", "zebra"], seats=["person", "person"], odds_workers=1)
+    s.commit_flick()
+    assert s.use_ability("P1")
+    s.choose_die("Z1")
+    s.commit_flick()
+    assert not s.aim_preview() and s.odds(samples=10) is None and "Dust Kick" in s.message
