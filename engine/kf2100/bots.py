@@ -236,7 +236,9 @@ class _Context:
         entries = list(self.board.entry_squares.values())
         kind = self.figs[a.figure]["kind"]
         if kind == "clone_master":
-            return self.nearest(sq, entries)
+            room = self.board.room(sq)
+            hideout = room is not None and not self.board.lair.rooms[room].initials  # a corridor
+            return self.nearest(sq, entries) + (2.0 if hideout else 0.0)
         eq = self.equipment_squares()
         taken = {f["pos"] for f in self.figs.values() if f["pos"] >= 0}
         crowd = sum(1 for nb in self.board.neighbours[sq] if nb in taken)

@@ -1228,8 +1228,8 @@ class KungFuGame(Game):
         return s
 
     def solo_slots(self, s: KungFuState) -> list[int]:
-        """Solo set-up squares: counters go two to a room, round and round, on the room's squares in
-        reading order that are free and not next to the armored door; as many slots as counters."""
+        """Solo set-up squares: counters go two to a room (corridors are not rooms here), round and
+        round, on the room's squares in reading order that are free and not next to the armored door."""
         n = sum(1 for f in s.figs.values() if f.status == "unplaced" and f.kind != "constabulary")
         taken = s.occupied()
         door_adjacent = set(self.board.neighbours[self.board.front_door])
@@ -1237,7 +1237,7 @@ class KungFuGame(Game):
                 for r, sqs in self.board.rooms.items()}
         per_room = self.scenario.solo["per_room"]
         slots: list[int] = []
-        rooms = list(self.board.lair.rooms)
+        rooms = [r for r, room in self.board.lair.rooms.items() if room.initials]  # not the corridors
         while len(slots) < n:
             before = len(slots)
             for r in rooms:

@@ -413,3 +413,13 @@ def test_save_load_round_trip_and_refusals():
 def test_random_sim(scenario):
     report = random_sim_test(KungFuGame(scenario), num_games=2, seed=11, check_every=40)
     assert report.games == 2 and report.chance_nodes > 0
+
+
+def test_random_sim_with_bot_choices_reaches_deep_combat():
+    from engine.kf2100.bots import bots_for
+
+    game = KungFuGame("solo")
+    bots = bots_for(game)
+    report = random_sim_test(game, num_games=2, seed=3, check_every=15,
+                             choose=lambda state, rng: bots[state.current_player()].choose(state, rng))
+    assert report.games == 2 and report.chance_nodes > 50
