@@ -33,7 +33,7 @@ from engine.kf2100.actions import (
     Place,
     Wait,
 )
-from engine.kf2100.data import ANSWER_COLUMNS, CHIT_TECHNIQUES, TECHNIQUES
+from engine.kf2100.data import CHIT_TECHNIQUES
 
 TERMINATORS, CLONE_MASTER = 0, 1
 TARGET_VALUE = {"clone_master": 6.0, "jelly": 2.0, "armed_technician": 1.5, "constabulary": 1.5,
@@ -308,9 +308,6 @@ class _Context:
         return protect + follow
 
 
-assert set(ANSWER_COLUMNS) >= {"none"} and TECHNIQUES[-1] == "heart"
-
-
-def bots_for(game: Any, seats: tuple[str, str] = ("bot", "bot")) -> list[Policy]:
+def bots_for(game: Any) -> list[Policy]:
     """Policies for both seats: the solo scenario's Clone Master follows the solo rules."""
     return [HeuristicBot(0), HeuristicBot(1, solo=bool(game.solo))]

@@ -1135,7 +1135,6 @@ class KungFuState(State):
             combat = self.combat.to_dict()
             combat["chits"] = {k: (list(v) if self.figs[k].side == player else len(v))
                                for k, v in self.combat.chits.items()}
-            combat["to_pick"] = [x for x in combat["to_pick"]]
         view = {
             "player": player, "scenario": self.game.scenario.key, "turn": self.turn, "phase": self.phase,
             "to_move": self.current_player(), "door_broken": self.door_broken, "bonus_mp": self.bonus_mp,
