@@ -1,0 +1,711 @@
+"""Man-Kzin Wars in the browser: the track, the cards in play, the decisions and the odds behind them.
+
+``create_app()`` builds a new :class:`~engine.kzin.session.KzinSession` and a :class:`KzinDashboard`
+on it for every browser tab. The views are pure functions of the session's parameters (bound with
+``pn.bind``); the only effects are the player's commands, the card tiles kept in step with the
+selection, and the background work: the advisor and the running-odds rollouts run on a worker
+thread and hand their results to the page's event loop (``pn.state.execute``), so the page never
+freezes while numba compiles or the rollouts run.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource, NumeralTickFormatter
+from bokeh.plotting import figure
+from panel.io.state import set_curdoc
+
+from engine.kzin.advisor import Advice, advise
+from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
+from engine.kzin.rules import RULE_OPTIONS
+from engine.kzin.session import CardView, KzinSession
+
+TITLE = "Man-Kzin Wars"
+DESCRIPTION = "Hold off the Kzinti from Earth to their Home Worlds, with the exact odds of every battle on screen."
+ORDER = 1
+
+COMMANDS = ("defend", "fall back", "attack", "pass")
+RUNNING_ODDS_ROLLOUTS = 2000
+TYPE_COLOURS = {HUMAN_FLEET: "#2563eb", TACTICS: "#059669", TECHNOLOGY: "#7c3aed", CONQUEST: "#dc2626",
+                KZIN_FLEET: "#b45309"}
+HUMAN_COLOUR, KZIN_COLOUR = "#2563eb", "#dc2626"
+D10 = np.full(10, 0.1)
+RULE_LABELS = {
+    "reshuffle": "Reshuffle the discards when the deck runs out",
+    "kzin_fleet_force": "The invading Kzin Fleet's own force counts",
+    "fallback_discards_conquest": "Falling back discards the Conquest cards",
+    "kzin_base_force": "Kzin base force",
+    "start_space": "Marker starts on space",
+}
+LEFT_TABLE = ":host table td, :host table th { text-align: left !important; }"
+BOX = {"background": "#ffffff", "border": "1px solid #e5e7eb", "border-radius": "10px",
+       "padding": "4px 12px 10px 12px", "box-shadow": "0 1px 3px rgba(0,0,0,0.06)"}
+TILE_CSS = """
+:host .bk-btn {{ height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
+  font-size: 13px; border: 1px solid #d1d5db; border-left: 7px solid {colour}; padding: 6px 10px;
+  background: #ffffff; color: #111827; }}
+:host(.selected) .bk-btn {{ background: {colour} !important; color: #ffffff !important;
+  border-color: {colour}; box-shadow: 0 0 0 2px #111827; }}
+:host .bk-btn:disabled {{ opacity: 0.55; background: #f3f4f6; }}
+"""
+CHIP = ("<div style='display:inline-block;width:178px;min-height:58px;margin:4px;padding:6px 10px;"
+        "border:1px solid #e5e7eb;border-left:7px solid {colour};border-radius:6px;background:{bg};"
+        "font-size:13px;line-height:1.3'><b>{name}</b><br>{line2}<br><span style='color:#6b7280'>{line3}"
+        "</span></div>")
+
+
+def _box(title: str, *objects: Any, **kwargs: Any) -> pn.Column:
+    """A white card with a heading."""
+    return pn.Column(pn.pane.Markdown(f"### {title}", margin=(0, 0, -8, 0)), *objects, styles=BOX,
+                     margin=(6, 6), **kwargs)
+
+
+def _pct(p: float | None, digits: int = 1) -> str:
+    return "—" if p is None or pd.isna(p) else f"{100 * p:.{digits}f}%"
+
+
+# --- pure views of the session ---------------------------------------------------------------------
+
+def track_plot(session: KzinSession, version: int) -> hv.Overlay:
+    """The 12 spaces, Human and Kzinti told apart, the marker, and its last move."""
+    kem = session.state.kem
+    spaces = pd.DataFrame(SPACES)
+    spaces["space"] = spaces["space"].astype(int)
+    rects = hv.Rectangles(
+        [(s - 0.47, 0.0, s + 0.47, 1.0, side) for s, side in zip(spaces["space"], spaces["side"], strict=True)],
+        kdims=["space", "y", "x1", "y1"], vdims=["side"],
+    ).opts(color="side", cmap={"Human": "#dbeafe", "Kzinti": "#fee2e2"}, line_color="#9ca3af")
+    numbers = hv.Labels((spaces["space"], [0.8] * 12, spaces["space"].astype(str)), ["space", "y"], "text").opts(
+        text_font_size="13px", text_font_style="bold", text_color="#374151")
+    names = hv.Labels((spaces["space"], [0.52] * 12, spaces["location"].str.replace(" ", "\n")), ["space", "y"],
+                      "text").opts(text_font_size="10px", text_color="#374151")
+    ends = hv.Labels(([1, 12], [-0.2, -0.2], ["Kzinti win", "Humans win"]), ["space", "y"], "text").opts(
+        text_font_size="10px", text_color="#6b7280")
+    marker = hv.Points(pd.DataFrame({"space": [kem], "y": [0.2], "marker": ["KEM"]}), ["space", "y"], ["marker"]).opts(
+        marker="diamond", size=26, color="#f59e0b", line_color="#111827", line_width=2, tools=["hover"],
+        hover_tooltips=[("Expansion Marker", "@space")])
+    move = session.last_move
+    if move:
+        start, end = move
+        arrow = hv.Segments([(start, 1.18, end, 1.18)], ["space", "y", "x1", "y1"]).opts(
+            color="#111827", line_width=3)
+        head = hv.Points([(end, 1.18)], ["space", "y"]).opts(
+            marker="triangle", size=14, color="#111827", angle=1.5708 if end < start else -1.5708)
+        label = hv.Labels([((start + end) / 2, 1.42, f"last move {start} → {end}")], ["space", "y"], "text").opts(
+            text_font_size="11px", text_color="#111827")
+        was = hv.Rectangles([(start - 0.47, 0.0, start + 0.47, 1.0)], ["space", "y", "x1", "y1"]).opts(
+            fill_alpha=0, line_dash="dashed", line_color="#111827", line_width=2)
+        extra = arrow * head * label * was
+    else:
+        extra = hv.Points([], ["space", "y"]) * hv.Points([], ["space", "y"])
+    overlay = rects * numbers * names * ends * marker * extra
+    return overlay.opts(
+        hv.opts.Rectangles(default_tools=[]), hv.opts.Labels(default_tools=[]), hv.opts.Points(default_tools=[]),
+        hv.opts.Segments(default_tools=[]),
+        hv.opts.Overlay(height=190, responsive=True, xaxis=None, yaxis=None, toolbar=None, xlim=(0.4, 12.6),
+                        ylim=(-0.35, 1.6), show_legend=False, default_tools=[], min_width=600,
+                        backend_opts={"plot.name": "track", "plot.outline_line_color": None}),
+    )
+
+
+def force_distributions(session: KzinSession) -> dict[str, dict[str, list[float]]]:
+    """P(force = x) for each side of the current battle, as quad data (Kzinti alone until a Fleet is chosen)."""
+    s = session.state
+    out = {}
+    battle = session.battle()
+    if session.decision() is None:
+        sides = {}
+    elif battle is None:
+        sides = {"Kzinti": (1 + sum(c.dice for c in s.conquest_in_play()), s.kzin_const())}
+    else:
+        sides = {"Humans": (battle.human_dice(), battle.human_const()),
+                 "Kzinti": (battle.kzin_dice(), battle.kzin_const())}
+    for side in ("Humans", "Kzinti"):
+        if side not in sides:
+            out[side] = {"left": [], "right": [], "top": []}
+            continue
+        dice, const = sides[side]
+        p = np.ones(1)
+        for _ in range(dice):
+            p = np.convolve(p, D10)
+        force = np.arange(dice, 10 * dice + 1) + const
+        out[side] = {"left": list(force - 0.5), "right": list(force + 0.5), "top": list(p)}
+    return out
+
+
+def force_figure() -> tuple[figure, dict[str, ColumnDataSource]]:
+    """The Bokeh figure of the two force distributions, with a data source per side."""
+    fig = figure(height=230, sizing_mode="stretch_width", min_width=300, toolbar_location=None, tools="",
+                 title="Force distributions", x_axis_label="force", y_axis_label="P(force)", name="forces")
+    sources = {}
+    for side, colour in (("Humans", HUMAN_COLOUR), ("Kzinti", KZIN_COLOUR)):
+        src = ColumnDataSource({"left": [], "right": [], "top": []})
+        fig.quad(left="left", right="right", top="top", bottom=0, source=src, fill_color=colour, fill_alpha=0.45,
+                 line_color=colour, legend_label=side)
+        sources[side] = src
+    fig.yaxis.formatter = NumeralTickFormatter(format="0%")
+    fig.y_range.start = 0
+    fig.legend.location = "top_right"
+    fig.outline_line_color = None
+    return fig, sources
+
+
+def running_odds_plot(running: list[dict]) -> hv.Overlay:
+    """The estimated chance of winning the game at the start of every turn, with its 95% interval."""
+    frame = pd.DataFrame(running or [], columns=["turn", "win", "low", "high"]).astype(float)
+    band = hv.Area(frame, "turn", ["low", "high"], label="95% interval").opts(
+        color="#93c5fd", alpha=0.5, line_alpha=0, default_tools=[], framewise=True)
+    curve = hv.Curve(frame, "turn", "win", label="estimate").opts(color=HUMAN_COLOUR, line_width=2, default_tools=[],
+                                                                  framewise=True)
+    dots = hv.Scatter(frame, "turn", ["win", "low", "high"]).opts(color=HUMAN_COLOUR, size=6, tools=["hover"],
+                                                                  default_tools=[], framewise=True)
+    top = max(0.05, float(frame["high"].max()) * 1.15) if len(frame) else 0.05
+    right = max(2.0, float(frame["turn"].max()) + 0.5) if len(frame) else 2.0
+    return (band * curve * dots).opts(
+        hv.opts.Overlay(height=230, responsive=True, min_width=300, title="Chance of winning the game, turn by turn",
+                        ylim=(0, min(1.0, top)), xlim=(0.5, right), legend_position="top_left", toolbar=None,
+                        yformatter=NumeralTickFormatter(format="0.0%"), ylabel="P(win the game)", framewise=True,
+                        backend_opts={"plot.name": "running"}),
+    )
+
+
+def status_markdown(session: KzinSession, version: int) -> str:
+    s = session.state
+    where = SPACES[s.kem - 1]["location"]
+    if s.phase == "over":
+        return f"**Game over: the {s.winner} won on turn {s.turn}.** Marker on space {s.kem} ({where})."
+    return f"**Turn {s.turn}** · Expansion Marker on space **{s.kem}** ({where})"
+
+
+def drawn_html(session: KzinSession, version: int) -> str:
+    """The card drawn this turn and what it does."""
+    s = session.state
+    if s.drawn is None:
+        return "<div style='color:#6b7280'>No card drawn: the game is over.</div>"
+    c = CARDS[s.drawn]
+    if c.type == KZIN_FLEET:
+        kzin = f"Kzin force now: {s.kzin_const():+d} plus {1 + sum(x.dice for x in s.conquest_in_play())}d10"
+        what = f"Invasion! {kzin}."
+    else:
+        what = f"Played in the {TYPE_PHASE[c.type]} phase; it is now in play."
+    force = "" if c.type == TECHNOLOGY else f" · force {c.force_text()}"
+    return CHIP.format(colour=TYPE_COLOURS[c.type], bg="#fffbeb", name=c.name, line2=f"{c.type_name}{force}",
+                       line3=what).replace("width:178px", "width:auto")
+
+
+def table_html(session: KzinSession, version: int) -> str:
+    """Conquest and Technology cards in play (never committed), and the technology count."""
+    s = session.state
+    tech = s.technology()
+    parts = [f"<div style='margin:2px 4px'><b>Technology in play: {tech}</b> "
+             f"(every Fleet +{tech})" + (": " + ", ".join(c.name for c in s.cards_in_play()
+                                                            if c.type == TECHNOLOGY) if tech else "") + "</div>"]
+    conquest = s.conquest_in_play()
+    if conquest:
+        kc = sum(c.const for c in conquest)
+        kd = sum(c.dice for c in conquest)
+        parts.append(f"<div style='margin:6px 4px 0 4px'><b>Kzinti Conquest in play:</b> {kc:+d}"
+                     + (f" and {kd}d10" if kd else "") + " to every Kzin force</div>")
+        for c in conquest:
+            extra = f"; {c.bonus:+d} in {c.bonus_phase.capitalize()}" if c.bonus_phase else ""
+            parts.append(CHIP.format(colour=TYPE_COLOURS[CONQUEST], bg="#fef2f2", name=c.name,
+                                     line2=f"Kzinti Conquest · {c.force_text()}{extra}", line3="never committed"))
+    else:
+        parts.append("<div style='margin:6px 4px;color:#6b7280'>No Kzinti Conquest card in play.</div>")
+    return "".join(parts)
+
+
+def odds_html(session: KzinSession, version: int, selection: list[int]) -> str:
+    """The exact chance of winning this battle with the selected cards."""
+    phase = session.decision()
+    if phase is None:
+        return "<p>No battle to decide now.</p>"
+    s = session.state
+    kd = 1 + sum(c.dice for c in s.conquest_in_play())
+    kzin = f"Kzinti force: {kd}d10 {s.kzin_const():+d}"
+    battle = session.battle()
+    if battle is None:
+        hint = ("You have no Fleet in play: you must fall back." if not s.fleets_in_play()
+                else "Select at least one Fleet to see your chance of winning.")
+        return f"<h4 style='margin:4px 0'>{phase.capitalize()} battle</h4><p>{kzin}.</p><p>{hint}</p>"
+    p = battle.win_probability()
+    return (f"<h4 style='margin:4px 0'>{phase.capitalize()} battle</h4>"
+            f"<p>Chance to win this battle: <span class='win' style='font-size:1.6em;font-weight:700;"
+            f"color:{HUMAN_COLOUR}'>{_pct(float(p))}</span> (exactly {p.numerator}/{p.denominator})</p>"
+            f"<p>Humans: {battle.human_dice()}d10 {battle.human_const():+d} against {kzin.split(': ')[1]}; "
+            f"ties go to the Humans.</p>")
+
+
+def deck_frame(session: KzinSession, version: int) -> pd.DataFrame:
+    t = session.deck_counts()
+    return pd.DataFrame({"card type": t["type"], "left in deck": t["left"],
+                         "chance next": [f"{100 * p:.1f}% ({e.numerator}/{e.denominator})"
+                                         for p, e in zip(t["p_next"], t["p_next_exact"], strict=True)]})
+
+
+def log_frame(session: KzinSession, version: int) -> pd.DataFrame:
+    """The game's log, newest first, with each roll's probability."""
+    t = session.log_frame().iloc[::-1].reset_index(drop=True)
+    t["odds"] = [_pct(p) for p in t["odds"]]
+    return t.rename(columns={"odds": "chance it had"})
+
+
+def alert_type(message: str) -> str:
+    if "Game over: the Humans won" in message:
+        return "success"
+    if message.startswith("Could not") or "Game over" in message:
+        return "danger"
+    if " and won" in message:
+        return "success"
+    if " and lost" in message:
+        return "warning"
+    return "info"
+
+
+def advice_frame(advice: Advice) -> pd.DataFrame:
+    t = advice.table()
+    return pd.DataFrame({
+        "": ["★" if r else "" for r in t["recommended"]],
+        "option": t["option"],
+        "battle": [_pct(p) for p in t["battle_odds"]],
+        "game": [_pct(p, 2) for p in t["game_win"]],
+        "95% interval": [f"{_pct(lo, 2)} – {_pct(hi, 2)}" for lo, hi in zip(t["game_low"], t["game_high"],
+                                                                           strict=True)],
+    })
+
+
+def tile_label(view: CardView) -> str:
+    mark = "✓ " if view.selected else ""
+    third = view.reason if view.reason else ("selected" if view.selected else "click to commit")
+    return f"{mark}{view.name}\n{view.force}\n{third}"
+
+
+# --- background work -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Job:
+    """A snapshot of what the worker needs, taken on the event loop."""
+
+    version: int
+    state: Any
+    decision: str | None
+    seed: int
+    rollouts: int
+    log: list
+    running: list
+    rules: dict
+
+
+class _Worker:
+    """One background thread at a time per dashboard; a request while it runs makes it run again."""
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self._work = work
+        self._lock = threading.Lock()
+        self._dirty = False
+        self._thread: threading.Thread | None = None
+        self.idle = threading.Event()
+        self.idle.set()
+
+    def request(self) -> None:
+        with self._lock:
+            self._dirty = True
+            self.idle.clear()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="kzin-worker", daemon=True)
+                self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                if not self._dirty:
+                    self._thread = None
+                    self.idle.set()
+                    return
+                self._dirty = False
+            try:
+                self._work()
+            except Exception as exc:  # the page must hear of it, and the worker must not die silently
+                self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        print(f"kzin background work failed: {exc!r}", flush=True)
+
+
+class KzinDashboard(param.Parameterized):
+    """The page for one session: views bound to the session, the player's commands, background odds."""
+
+    session = param.ClassSelector(class_=KzinSession, doc="The game this page plays.")
+    advice = param.Parameter(default=None, doc="(version, Advice) from the background worker.")
+    busy = param.Boolean(default=False, doc="Background work is running.")
+    running_rollouts = param.Integer(default=RUNNING_ODDS_ROLLOUTS, bounds=(100, None))
+
+    def __init__(self, **params: Any) -> None:
+        if params.get("session") is None:
+            params["session"] = KzinSession()
+        super().__init__(**params)
+        self._doc = pn.state.curdoc
+        self._worker = _Worker(self._background)
+        s = self.session
+        self._tiles = pn.FlexBox(margin=0)
+        self._tile_keys: list[tuple[int, int]] = []
+        self._buttons = {c: pn.widgets.Button(label=c.capitalize(), color="primary" if c in ("defend", "attack")
+                                              else "default", width=110, margin=(4, 6)) for c in COMMANDS}
+        for command, button in self._buttons.items():
+            button.on_click(lambda _e, c=command: self.command(c))
+        self._reasons = pn.pane.HTML("", styles={"color": "#6b7280", "font-size": "13px"}, margin=(0, 8))
+        self._follow = pn.widgets.Button(label="Follow the advice", color="success", margin=(4, 6),
+                                         disabled=pn.bind(lambda version, advice: self._advice_ready(version, advice)
+                                                          is None, self.session.param.version, self.param.advice))
+        self._follow.on_click(lambda _e: self.follow_advice())
+        self._build_controls()
+        self._force_fig, self._force_sources = force_figure()
+        s.param.watch(self._sync_table, ["version", "selection"])
+        s.param.watch(self._on_version, ["version"])
+        self.layout = self._build_layout()
+        self._sync_table()
+        self._on_version(start=False)
+        pn.state.onload(self._worker.request)
+
+    # --- commands (effects) -----------------------------------------------------------------------
+    def command(self, name: str) -> bool:
+        """Play one decision button."""
+        s = self.session
+        return {"defend": s.defend, "fall back": s.fall_back, "attack": s.attack, "pass": s.pass_turn}[name]()
+
+    def click_tile(self, kind: int, copy: int) -> bool:
+        """Select or unselect one copy of a card in play."""
+        s = self.session
+        view = next((v for v in s.table() if (v.kind, v.copy) == (kind, copy)), None)
+        if view is None:
+            s.message = "that card is no longer in play"
+            return False
+        kinds = list(s.selection)
+        if view.selected:
+            kinds.remove(kind)
+        else:
+            kinds.append(kind)
+        return s.select(kinds)
+
+    def follow_advice(self) -> bool:
+        return self.session.follow_advice()
+
+    def new_game(self, _event: Any = None) -> None:
+        """Start a new game with the seed and rule options in the controls."""
+        s = self.session
+        options = {k: w.value for k, w in self._rule_widgets.items()}
+        seed = self._seed.value
+        if seed is None or seed < 0:
+            s.message = "Enter a seed: a whole number from 0."
+            return
+        with param.parameterized.batch_call_watchers(s):
+            s.param.update(**options)
+            s.new_game(int(seed))
+
+    def load_file(self, event: Any) -> None:
+        """Load a saved game from the file input; a bad file leaves the game as it was."""
+        data = event.new
+        if not data:
+            return
+        if self.session.load(data):
+            self._sync_controls()
+
+    def save_file(self) -> io.StringIO:
+        return io.StringIO(self.session.save())
+
+    # --- keeping the page in step ------------------------------------------------------------------
+    def _sync_table(self, *_events: Any) -> None:
+        """Card tiles and decision buttons follow the table and the selection (buttons reused in place)."""
+        s = self.session
+        views = [v for v in s.table() if v.type in (HUMAN_FLEET, TACTICS)]
+        keys = [(v.kind, v.copy) for v in views]
+        if keys != self._tile_keys:
+            tiles = []
+            for v in views:
+                b = pn.widgets.Button(stylesheets=[TILE_CSS.format(colour=TYPE_COLOURS[v.type])], margin=4)
+                b.on_click(lambda _e, k=v.kind, c=v.copy: self.click_tile(k, c))
+                tiles.append(b)
+            self._tile_keys = keys
+            self._set_tiles(tiles, views)
+            self._tiles.objects = tiles or [pn.pane.Markdown("No Human Fleet or Tactics card in play.",
+                                                             styles={"color": "#6b7280"})]
+        else:
+            self._set_tiles(self._tiles.objects, views)
+        reasons = []
+        phase = s.decision()
+        for command, button in self._buttons.items():
+            ok, reason = s.can(command)
+            button.disabled = not ok
+            if not ok and (phase is None or command in (("defend", "fall back") if phase == "invasion"
+                                                         else ("attack", "pass"))):
+                reasons.append(f"{command.capitalize()}: {reason}")
+            button.visible = phase is not None and command in (("defend", "fall back") if phase == "invasion"
+                                                                else ("attack", "pass"))
+        if s.state.phase == "over":
+            reasons = ["The game is over: start a new game below."]
+        self._reasons.object = "<br>".join(html.escape(r) for r in reasons)
+        for side, data in force_distributions(s).items():
+            self._force_sources[side].data = data
+        p = s.win_probability()
+        self._force_fig.title.text = "Force distributions" + ("" if p is None else f": you win {_pct(float(p))}")
+
+    @staticmethod
+    def _set_tiles(tiles: list, views: list[CardView]) -> None:
+        for b, v in zip(tiles, views, strict=True):
+            new = {"label": tile_label(v), "disabled": not v.selectable,
+                   "css_classes": ["tile", "selected"] if v.selected else ["tile"]}
+            changed = {k: x for k, x in new.items() if getattr(b, k) != x}
+            if changed:
+                b.param.update(**changed)
+
+    def _on_version(self, *_events: Any, start: bool = True) -> None:
+        s = self.session
+        self._download.filename = f"man-kzin-wars-seed{s.seed}-turn{s.state.turn}.json"
+        if start:
+            self._worker.request()
+
+    # --- background: the advisor and the running odds -----------------------------------------------
+    def _snapshot(self) -> _Job:
+        s = self.session
+        return _Job(s.version, s.state.clone(), s.decision(), s.seed, s.advisor_rollouts, list(s.log),
+                    list(s.running_odds), {k: getattr(s.state.rules, k) for k in RULE_OPTIONS})
+
+    def _background(self) -> None:
+        job_box: list[_Job] = []
+        self._on_loop(lambda: job_box.append(self._snapshot()) or self.param.update(busy=True), wait=True)
+        if not job_box:
+            return
+        job = job_box[0]
+        if job.decision is not None:
+            advice = advise(job.state, rollouts=job.rollouts, seed=job.seed + job.state.turn)
+            self._on_loop(lambda: self._apply_advice(job, advice))
+        shadow = KzinSession(seed=job.seed, **job.rules)
+        shadow.log, shadow.running_odds, shadow.state = job.log, job.running, job.state
+
+        def progress(p: float) -> None:
+            self._on_loop(lambda: self._apply_progress(job, p))
+
+        shadow.estimate_running_odds(self.running_rollouts, on_progress=progress)
+        results = shadow.running_odds
+        self._on_loop(lambda: self._apply_running(job, results))
+        self._on_loop(lambda: self.param.update(busy=False))
+
+    def _same_game(self, job: _Job) -> bool:
+        log = self.session.log
+        return len(log) >= len(job.log) and all(a is b for a, b in zip(log, job.log, strict=False))
+
+    def _apply_advice(self, job: _Job, advice: Advice) -> None:
+        if self.session.version == job.version:
+            self.advice = (job.version, advice)
+
+    def _apply_progress(self, job: _Job, p: float) -> None:
+        if self._same_game(job):
+            self.session.progress = p
+
+    def _apply_running(self, job: _Job, results: list[dict]) -> None:
+        if not self._same_game(job):
+            return
+        have = {e["turn"] for e in self.session.running_odds}
+        merged = [*self.session.running_odds, *(e for e in results if e["turn"] not in have)]
+        self.session.running_odds = sorted(merged, key=lambda e: e["turn"])
+        self.session.progress = 1.0
+
+    def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
+        """Run ``fn`` on the page's event loop (directly when there is no server session)."""
+        doc = self._doc
+        if doc is None or doc.session_context is None:
+            fn()
+            return
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                fn()
+            finally:
+                done.set()
+
+        try:
+            with set_curdoc(doc):
+                pn.state.execute(run, schedule=True)
+        except Exception:  # the tab was closed: nothing to update
+            return
+        if wait:
+            done.wait(timeout=30)
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Wait until the background work is done (for tests and notebooks)."""
+        return self._worker.idle.wait(timeout)
+
+    # --- layout ---------------------------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        s = self.session
+        self._seed = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=110)
+        self._rule_widgets: dict[str, Any] = {}
+        for k in RULE_OPTIONS:
+            p = s.param[k]
+            if isinstance(p, param.Boolean):
+                w = pn.widgets.Checkbox(label=RULE_LABELS[k], value=getattr(s, k))
+            else:
+                w = pn.widgets.IntInput(label=RULE_LABELS[k], value=getattr(s, k), start=p.bounds[0], end=p.bounds[1],
+                                        width=150)
+            self._rule_widgets[k] = w
+        self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
+        self._new.on_click(self.new_game)
+        self._download = pn.widgets.FileDownload(callback=self.save_file, filename="man-kzin-wars.json",
+                                                 label="Save game", embed=False, color="default", margin=(4, 6))
+        self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
+        self._upload.param.watch(self.load_file, "value")
+
+    def _sync_controls(self) -> None:
+        s = self.session
+        self._seed.value = s.seed
+        for k, w in self._rule_widgets.items():
+            w.value = getattr(s, k)
+
+    def _build_layout(self) -> pn.viewable.Viewable:
+        s = self.session
+        v, sel = s.param.version, s.param.selection
+        track = pn.pane.HoloViews(hv.DynamicMap(pn.bind(partial(track_plot, s), v)), linked_axes=False,
+                                  sizing_mode="stretch_width", name="track")
+        status = pn.pane.Markdown(pn.bind(partial(status_markdown, s), v), margin=(0, 10))
+        alert = pn.pane.Alert(s.param.message, alert_type=pn.bind(alert_type, s.param.message),
+                              sizing_mode="stretch_width", margin=(0, 10))
+        drawn = pn.pane.HTML(pn.bind(partial(drawn_html, s), v), margin=0)
+        others = pn.pane.HTML(pn.bind(partial(table_html, s), v), margin=0, sizing_mode="stretch_width")
+        table_box = _box("The table", pn.pane.Markdown("**Drawn this turn**", margin=(0, 4)), drawn,
+                         pn.pane.Markdown("**Your Fleets and Tactics** (click to select for the commitment)",
+                                          margin=(0, 4)),
+                         self._tiles, pn.Row(*self._buttons.values(), margin=(4, 0)), self._reasons, others,
+                         sizing_mode="stretch_width")
+        odds = pn.pane.HTML(pn.bind(partial(odds_html, s), v, sel), margin=(0, 4), name="odds",
+                            sizing_mode="stretch_width")
+        forces = pn.pane.Bokeh(self._force_fig, sizing_mode="stretch_width",
+                               visible=pn.bind(lambda version: s.decision() is not None, v))
+        adv = self.param.advice
+        pending = pn.bind(lambda version, advice: self.session.decision() is not None
+                          and self._advice_ready(version, advice) is None, v, adv)
+        advisor = pn.Column(
+            pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6), visible=pending),
+                   pn.pane.HTML(pn.bind(self._advice_html, v, adv), margin=(0, 4), sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width"),
+            pn.pane.DataFrame(pn.bind(self._advice_table, v, adv), index=False, sizing_mode="stretch_width",
+                              stylesheets=[LEFT_TABLE],
+                              visible=pn.bind(lambda version, advice: self._advice_ready(version, advice) is not None,
+                                              v, adv)),
+            self._follow, sizing_mode="stretch_width")
+        odds_box = _box("Live odds", odds, forces, pn.pane.Markdown("#### The advisor", margin=(0, 4)), advisor,
+                        sizing_mode="stretch_width")
+        running = pn.pane.HoloViews(hv.DynamicMap(pn.bind(running_odds_plot, s.param.running_odds)),
+                                    linked_axes=False, sizing_mode="stretch_width")
+        progress = pn.indicators.Progress(value=pn.bind(lambda p: round(100 * p), s.param.progress),
+                                          max=100, active=self.param.busy, sizing_mode="stretch_width",
+                                          height=14, margin=(0, 10))
+        progress_text = pn.pane.Markdown(pn.bind(self._progress_text, s.param.progress, self.param.busy),
+                                         styles={"color": "#6b7280", "font-size": "12px"}, margin=(0, 10))
+        running_box = _box("Running odds", running, progress, progress_text, sizing_mode="stretch_width")
+        deck = pn.pane.DataFrame(pn.bind(partial(deck_frame, s), v), index=False, sizing_mode="stretch_width")
+        deck_box = _box("The deck (order hidden)", deck, sizing_mode="stretch_width")
+        log = pn.pane.DataFrame(pn.bind(partial(log_frame, s), v), index=False, sizing_mode="stretch_width",
+                                stylesheets=[LEFT_TABLE],
+                                max_height=320, styles={"overflow-y": "auto"})
+        log_box = _box("Game log", log, sizing_mode="stretch_width")
+        rules = [self._rule_widgets[k] for k in RULE_OPTIONS]
+        control_box = _box(
+            "Game",
+            pn.Row(self._seed, *[w for w in rules if isinstance(w, pn.widgets.IntInput)], self._new),
+            *[w for w in rules if isinstance(w, pn.widgets.Checkbox)],
+            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload)),
+            sizing_mode="stretch_width",
+        )
+        header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, align="center")
+        return pn.Column(
+            header, alert, _box("The track: Earth (1) to the Kzin Home Worlds (12)", track,
+                                sizing_mode="stretch_width"),
+            pn.Row(table_box, odds_box, sizing_mode="stretch_width"),
+            pn.Row(running_box, deck_box, sizing_mode="stretch_width"),
+            pn.Row(log_box, control_box, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width", styles={"background": "#f3f4f6", "max-width": "1400px",
+                                                 "margin": "0 auto"}, name="kzin",
+        )
+
+    def _advice_ready(self, version: int, advice: tuple[int, Advice] | None) -> Advice | None:
+        return advice[1] if advice is not None and advice[0] == version and self.session.decision() else None
+
+    def _advice_html(self, version: int, advice: tuple[int, Advice] | None) -> str:
+        a = self._advice_ready(version, advice)
+        if self.session.decision() is None:
+            return "<p>No decision to advise on.</p>"
+        if a is None:
+            return "<p>The advisor is playing out the options in the background…</p>"
+        rec = a.recommended
+        battle = "" if rec.battle_odds is None else f"battle {_pct(float(rec.battle_odds))}, "
+        notes = f" <i>{html.escape('; '.join(a.notes))}</i>." if a.notes else ""
+        return (f"<p class='advice'>Recommended: <b>{html.escape(rec.describe())}</b>: {battle}game "
+                f"{_pct(rec.game_win, 2)} ({_pct(rec.game_low, 2)} – {_pct(rec.game_high, 2)}), by "
+                f"{a.rollouts_per_state} rollouts a state.{notes}</p>")
+
+    def _advice_table(self, version: int, advice: tuple[int, Advice] | None) -> pd.DataFrame:
+        a = self._advice_ready(version, advice)
+        return advice_frame(a) if a is not None else pd.DataFrame()
+
+    def _progress_text(self, progress: float, busy: bool) -> str:
+        n = len(self.session.running_odds)
+        if busy:
+            return f"Estimating by rollouts in the background… {progress:.0%}"
+        return f"{n} turn(s) estimated by {self.running_rollouts} rollouts each (threshold policy)."
+
+
+def create_app() -> pn.viewable.Viewable:
+    """A new session and page (one per browser tab); the page's ``dashboard`` attribute is its model."""
+    hv.extension("bokeh", logo=False)
+    dashboard = KzinDashboard()
+    page = dashboard.layout
+    page.dashboard = dashboard
+    return page
+
+
+def benchmark(repeats: int = 30) -> list[tuple[str, float]]:
+    """Server-side time of a card click and every view that follows it (ms), printed and returned."""
+    from bokeh.document import Document
+
+    hv.extension("bokeh", logo=False)
+    rows = []
+    for seed in range(1, 200):
+        s = KzinSession(seed=seed)
+        while s.decision() and not s.state.fleets_in_play():
+            s.fall_back() if s.decision() == "invasion" else s.pass_turn()
+        if s.decision() and len([v for v in s.table() if v.selectable]) >= 2:
+            break
+    dash = KzinDashboard(session=s)
+    dash.layout.get_root(Document())
+    dash.wait_idle()
+    tiles = [v for v in s.table() if v.selectable]
+    times = []
+    for i in range(repeats):
+        v = tiles[i % len(tiles)]
+        t = time.perf_counter()
+        dash.click_tile(v.kind, v.copy)
+        times.append(1000 * (time.perf_counter() - t))
+    times.sort()
+    rows.append(("kzin card click + derived views, median", times[len(times) // 2]))
+    rows.append(("kzin card click + derived views, worst", times[-1]))
+    for name, ms in rows:
+        print(f"{name}: {ms:.1f} ms")
+    return rows
+
+
+if __name__.startswith("bokeh"):
+    create_app().servable(title=TITLE)

@@ -1,0 +1,222 @@
+"""Man-Kzin Wars in headless Chromium: play a seeded game through an invasion and a liberation by clicking.
+
+The server runs in the test process, so each step waits on the session's own state (not on sleeps) and
+then checks what the page shows. Screenshots of the main states go to ``/tmp/kzin_shots/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from browser_helpers import BOARD_READY, wait_for
+from playwright.sync_api import expect
+
+from apps import kzin
+from engine.kzin.session import KzinSession
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/kzin_shots")
+WAIT = 20_000  # ms: the machine is shared, so page updates can lag behind the server's state
+# Seed 226: a decline, then an invasion with a Fleet and a Tactics card in play, then a liberation.
+SEED = 226
+MARKER_ON = """([name, kem]) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
+  if (!v) return false;
+  for (const r of v.model.renderers) {
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("marker") !== undefined) return get("space")[0] == kem;
+  }
+  return false;
+}"""
+
+
+def until(cond, page):
+    wait_for(cond, page, timeout=WAIT / 1000)
+
+
+def open_game(page, url, pages, count=1):
+    page.goto(url)
+    page.wait_for_function(BOARD_READY, arg="track")
+    until(lambda: len(pages) >= count, page)
+    dash = pages[count - 1].dashboard
+    dash.session.advisor_rollouts = dash.running_rollouts = 300  # lighter background work on a shared machine
+    return dash
+
+
+def serve(serve_app):
+    pages = []
+
+    def factory():
+        app = kzin.create_app()
+        pages.append(app)
+        return app
+
+    return serve_app(factory), pages
+
+
+def shot(page, name, text=None):
+    if text:
+        expect(page.get_by_text(text).first).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(300)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def tile(page, name, copy=0):
+    return page.get_by_role("button", name=re.compile("^(✓ )?" + re.escape(name))).nth(copy)
+
+
+def new_game(page, dash, seed):
+    seed_box = page.locator("input").first
+    seed_box.fill(str(seed))
+    seed_box.press("Enter")
+    until(lambda: dash._seed.value == seed, page)
+    page.get_by_role("button", name="New game").click()
+    until(lambda: dash.session.seed == seed and dash.session.state.turn >= 1 and len(dash.session.log) > 1, page)
+
+
+def decline(page, dash):
+    s = dash.session
+    label = "Fall back" if s.decision() == "invasion" else "Pass"
+    version = s.version
+    page.get_by_role("button", name=label, exact=True).click()
+    until(lambda: s.version > version, page)
+
+
+def fight(page, dash, label, shot_name):
+    """Select a Fleet, see the odds, add the other cards, see them change, commit; check marker and log."""
+    s = dash.session
+    views = [v for v in s.table() if v.selectable]
+    fleet = next(v for v in views if v.type == "H")
+    tile(page, fleet.name, fleet.copy).click()
+    until(lambda: fleet.kind in s.selection, page)
+    p1 = s.win_probability()
+    expect(page.locator(".win")).to_have_text(f"{100 * float(p1):.1f}%", timeout=WAIT)
+    expect(tile(page, fleet.name, fleet.copy)).to_have_text(re.compile("^✓"), timeout=WAIT)
+    others = [v for v in views if v is not fleet]
+    for v in others:
+        tile(page, v.name, v.copy).click()
+        until(lambda v=v: v.kind in s.selection, page)
+    p2 = s.win_probability()
+    assert p2 > p1
+    expect(page.locator(".win")).to_have_text(f"{100 * float(p2):.1f}%", timeout=WAIT)
+    expect(page.locator(".advice")).to_contain_text("Recommended", timeout=60_000)
+    shot(page, shot_name)
+    battles = len([e for e in s.log if e["event"].endswith("battle")])
+    page.get_by_role("button", name=label, exact=True).click()
+    until(lambda: len([e for e in s.log if e["event"].endswith("battle")]) == battles + 1, page)
+    assert s.log[-1]["event"] != "game over"
+    entry = [e for e in s.log if e["event"].endswith("battle")][-1]
+    assert entry["odds"] == pytest.approx(float(p2))
+    expect(page.get_by_text(f"You had {float(p2):.0%} and {entry['outcome']}").first).to_be_visible(timeout=WAIT)
+    expect(page.get_by_role("cell", name=entry["detail"])).to_be_visible(timeout=WAIT)
+    page.wait_for_function(MARKER_ON, arg=["track", s.state.kem], timeout=WAIT)
+    expect(page.get_by_text(f"Expansion Marker on space {s.state.kem}")).to_be_visible(timeout=WAIT)
+    return entry
+
+
+def test_play_an_invasion_and_a_liberation_save_and_load(page, serve_app, console_errors, tmp_path):
+    url, pages = serve(serve_app)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    dash = open_game(page, url, pages)
+    s = dash.session
+    shot(page, "1_start", "Recommended")
+    new_game(page, dash, SEED)
+    fought = []
+    for _ in range(12):
+        d = s.decision()
+        views = [v for v in s.table() if v.selectable]
+        kinds = {v.type for v in views}
+        if d == "invasion" and not fought and {"H", "T"} <= kinds:
+            fought.append(fight(page, dash, "Defend", "2_invasion_selected"))
+        elif d == "liberation" and fought and "H" in kinds:
+            fought.append(fight(page, dash, "Attack", "3_liberation_selected"))
+            break
+        else:
+            decline(page, dash)
+    assert [e["event"] for e in fought] == ["invasion battle", "liberation battle"]
+    shot(page, "4_after_liberation")
+
+    # Save (a download), play on, then load the file back and find the saved game.
+    with page.expect_download() as info:
+        page.get_by_text("Save game").click()
+    saved = Path(info.value.path()).read_text()
+    assert json.loads(saved)["game"] == json.loads(s.save())["game"]
+    kept = s.state.to_json()
+    decline(page, dash)
+    assert s.state.to_json() != kept
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something else"}')
+    version = s.version
+    page.locator("input[type=file]").set_input_files(str(bad))
+    until(lambda: "Could not load" in s.message, page)
+    expect(page.get_by_text("Could not load").first).to_be_visible(timeout=WAIT)
+    assert s.version == version
+    good = tmp_path / "game.json"
+    good.write_text(saved)
+    page.locator("input[type=file]").set_input_files(str(good))
+    until(lambda: s.state.to_json() == kept, page)
+    expect(page.get_by_text("Game loaded").first).to_be_visible(timeout=WAIT)
+    page.wait_for_function(MARKER_ON, arg=["track", s.state.kem], timeout=WAIT)
+    assert s.log == json.loads(saved)["log"]
+    assert console_errors == []
+
+
+def test_two_tabs_play_independent_games(page, serve_app, console_errors):
+    url, pages = serve(serve_app)
+    first = open_game(page, url, pages)
+    other = page.context.new_page()
+    second = open_game(other, url, pages, count=2)
+    assert first.session is not second.session
+    new_game(other, second, SEED)
+    assert first.session.seed == 1 and second.session.seed == SEED
+    before = second.session.state.to_json()
+    decline(page, first)
+    assert second.session.state.to_json() == before
+    assert first.session.log != second.session.log
+    expect(other.get_by_text(f"seed {SEED}")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_text(f"seed {SEED}")).to_have_count(0, timeout=WAIT)
+    other.close()
+    assert console_errors == []
+
+
+def near_the_end() -> str:
+    """A saved game one fall-back from losing: an invasion with the marker on space 2."""
+    for seed in range(1, 500):
+        s = KzinSession(seed=seed, start_space=3)
+        for _ in range(40):
+            d = s.decision()
+            if d is None:
+                break
+            if d == "invasion" and s.state.kem == 2:
+                return s.save()
+            s.fall_back() if d == "invasion" else s.pass_turn()
+    raise AssertionError("no seed reaches an invasion on space 2")
+
+
+def test_game_over_after_loading_a_nearly_lost_game(page, serve_app, console_errors, tmp_path):
+    url, pages = serve(serve_app)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    dash = open_game(page, url, pages)
+    s = dash.session
+    path = tmp_path / "end.json"
+    path.write_text(near_the_end())
+    page.locator("input[type=file]").set_input_files(str(path))
+    until(lambda: s.state.kem == 2 and s.decision() == "invasion" and dash._rule_widgets["start_space"].value == 3,
+          page)
+    assert s.start_space == 3 and "Game loaded" in s.message
+    page.get_by_role("button", name="Fall back", exact=True).click()
+    until(lambda: s.state.phase == "over", page)
+    expect(page.get_by_text("Game over: the Kzinti won").first).to_be_visible(timeout=WAIT)
+    page.wait_for_function(MARKER_ON, arg=["track", 1], timeout=WAIT)
+    for name in ("Defend", "Fall back", "Attack", "Pass"):
+        assert dash._buttons[name.lower()].disabled
+    expect(page.get_by_text("The game is over: start a new game below.")).to_be_visible(timeout=WAIT)
+    dash.wait_idle()
+    shot(page, "5_game_over")
+    assert console_errors == []
