@@ -199,6 +199,19 @@ class ZooSession(param.Parameterized):
             reason += " (set the ability flag)"
         return reason
 
+    def aim_line(self) -> dict[str, float] | None:
+        """Where the proposed flick starts and where it heads (for drawing the aim): x, y (mm), heading
+        (degrees, world), speed (m/s) and the free slide length v^2/(2 mu g) in mm. None when it cannot be
+        played or the player is flicking with eyes closed."""
+        flick = self.proposed_flick()
+        if flick is None or self.proposal_problem() is not None or not self.aim_preview():
+            return None
+        launch = self.state.launch_of(flick)
+        c = constants()["friction"]
+        slide = launch.speed**2 / (2 * c["floor"] * c["gravity"])
+        return {"x": launch.x, "y": launch.y, "heading": math.degrees(launch.heading), "speed": flick.speed,
+                "slide": slide}
+
     def aim_preview(self) -> bool:
         """False when the player to move had dirt kicked in the face (Dust Kick): no aim line, no odds."""
         s = self.state

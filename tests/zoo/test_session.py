@@ -17,6 +17,9 @@ def test_build_propose_estimate_and_commit_a_flick() -> None:
     assert s.choose_die("C2") and s.launch_spot("W-dot") and s.set_face("back")
     assert s.propose_flick(10.0, 1.1)
     assert str(s.proposed_flick()) == "flick C2 from W-dot face=back dir=10.0 speed=1.1"
+    line = s.aim_line()
+    assert line is not None and line["x"] == 9.5 and line["y"] == 150.0 and line["heading"] == 10.0
+    assert abs(line["slide"] - 1100.0**2 / (2 * 0.35 * 9810)) < 1e-6
     odds = s.odds(samples=20)
     assert odds is not None and odds.samples == 20 and odds.flick == str(s.proposed_flick())
     frames = s.commit_flick()
@@ -96,3 +99,4 @@ def test_dust_kick_hides_the_odds() -> None:
     s.choose_die("Z1")
     s.commit_flick()
     assert not s.aim_preview() and s.odds(samples=10) is None and "Dust Kick" in s.message
+    assert s.aim_line() is None
