@@ -44,11 +44,11 @@ def run(quick: bool = False) -> list[tuple[str, float, str]]:
         ("zoo CPU time per simulated flick", 1000 * cpu / n, "ms"),
     ]
     samples = 100 if quick else 500
-    for workers in (1, 2):
+    for workers in (1, 2, None):
         t = time.perf_counter()
         flick_odds(state, flick, samples=samples, seed=2, workers=workers)
-        rows.append((f"zoo odds latency, {samples} samples, {workers} worker{'s' if workers > 1 else ''}",
-                     1000 * (time.perf_counter() - t), "ms"))
+        label = "auto" if workers is None else f"{workers} worker{'s' if workers > 1 else ''}"
+        rows.append((f"zoo odds latency, {samples} samples, {label}", 1000 * (time.perf_counter() - t), "ms"))
     return rows
 
 

@@ -94,8 +94,8 @@ class OddsBot(Policy):
     name = "odds bot"
 
     def __init__(self, candidates: int = 24, samples: int = 6, refine: int = 3, refine_samples: int = 24,
-                 noise: AimNoise | None = None, workers: int = 1, weights: Weights = Weights()) -> None:
-        if min(candidates, samples, refine, refine_samples, workers) < 1:
+                 noise: AimNoise | None = None, workers: int | None = 1, weights: Weights = Weights()) -> None:
+        if min(candidates, samples, refine, refine_samples, 1 if workers is None else workers) < 1:
             raise ValueError("the bot's candidates, samples, refine, refine_samples and workers must be >= 1")
         self.candidates = candidates
         self.samples = samples

@@ -170,7 +170,8 @@ def register(subparsers: Any) -> None:
     odds.add_argument("--samples", type=int, default=500, help="samples per flick (default 500)")
     odds.add_argument("--angle-sd", type=float, default=AimNoise().angle_sd, help="aim noise, degrees")
     odds.add_argument("--speed-sd", type=float, default=AimNoise().speed_sd, help="speed noise, fraction")
-    odds.add_argument("--workers", type=int, default=2)
+    odds.add_argument("--workers", type=int, default=None,
+                      help="processes (default: two when two cores are idle, else one)")
     odds.add_argument("--seed", type=int, default=0)
     odds.add_argument("--json", action="store_true", help="print JSON for a program")
     odds.set_defaults(func=_guarded(_odds))

@@ -6,8 +6,9 @@ deviation ``speed_sd`` times that speed), then plays the flick on a clone of the
 generator (tumbles included). From the samples it estimates, with 95% Wilson intervals: caging an opponent,
 caging or losing one of your own, a foul, each final face of the flicked animal (or caged / out), an extra
 flick, and the expected change in points (your round score minus the best opponent's) with a normal
-interval. Samples run on a ``fork`` process pool (the calling process plays one share); the result does
-not depend on the number of workers (the noise and per-sample seeds are drawn up front).
+interval. Samples run on a ``fork`` process pool (the calling process plays one share; by default two
+processes when two cores are idle); the result does not depend on the number of workers (the noise and
+per-sample seeds are drawn up front).
 """
 
 from __future__ import annotations
@@ -149,7 +150,11 @@ def _run_chunk(bounds: tuple[int, int]) -> list[Sample]:
 
 
 def default_workers() -> int:
-    return max(1, min(2, os.cpu_count() or 1))
+    """Two processes when two cores are idle, else one: on a busy shared machine a second process only
+    competes with the first (and pays for the fork)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    idle = cores - os.getloadavg()[0]
+    return 2 if cores >= 2 and idle >= 1.5 else 1
 
 
 def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], workers: int | None = None

@@ -50,7 +50,8 @@ class ZooSession(param.Parameterized):
     aim_speed_sd = param.Number(default=float(_AIM["speed_sd_fraction"]), bounds=(0, 1),
                                 doc="Aim noise of the odds: standard deviation of the speed, fraction of it.")
     odds_samples = param.Integer(default=500, bounds=(10, 20000), doc="Simulated flicks per odds estimate.")
-    odds_workers = param.Integer(default=2, bounds=(1, 8), doc="Processes for the odds.")
+    odds_workers = param.Integer(default=None, allow_None=True, bounds=(1, 8),
+                                 doc="Processes for the odds (None: two when two cores are idle, else one).")
     bot_candidates = param.Integer(default=16, bounds=(1, 200), doc="Flicks a bot considers per move.")
     bot_samples = param.Integer(default=6, bounds=(1, 200), doc="Noisy samples per candidate for a bot.")
 

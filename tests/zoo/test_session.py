@@ -57,7 +57,7 @@ def test_refused_commands_say_why_and_change_nothing() -> None:
 
 
 def test_bot_seat_moves_and_person_cannot_move_for_it() -> None:
-    s = ZooSession(seed=2, seats=["person", "bot"], bot_candidates=3, bot_samples=1, odds_workers=1)
+    s = ZooSession(seed=2, seats=["person", "bot"], bot_candidates=3, bot_samples=1)
     assert s.commit_flick() is not None
     assert s.bot_to_move()
     assert s.commit_flick() is None and "computer" in s.message
