@@ -15,7 +15,10 @@ Rulings where the seed is silent (ours, stated so they can be checked):
   extra flick in a two-player game picks up an animal from the arena, as the seed says.
 * 3-4 player Cage Battle is a single match (no rounds); 3-4 player Points Battle has the player with the
   fewest points choose who starts the next round (the previous starter when tied), like the two-player game.
-* Team abilities are Cage Battle only (the seed: "during a Cage Battle").
+* Team abilities are Cage Battle only (the seed: "during a Cage Battle"). Chest Pound and Dust Kick are
+  used on your own turn before you flick; Ambush and Trunk Shot are flicks marked ``ability``.
+* The owner of an animal knocked out (or, by the FAQ, of one caged on a turn the flicker's own animal left
+  the arena) places it back at once: the seed's "may" is always taken, since it never hurts.
 """
 
 from __future__ import annotations
