@@ -452,6 +452,9 @@ def simulate(
     feet-up where it lands (the FAQ). ``record`` collects trajectory frames at ``frame_rate`` per second.
     """
     p = params or default_params()
+    ids = [d.id for d in dice] + ([launch.die] if launch is not None else [])
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"each die may be in the arena once: {', '.join(sorted(ids))}")
     with _LOCK:
         kit = _KITS.get(p)
         if kit is None:

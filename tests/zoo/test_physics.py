@@ -145,3 +145,10 @@ def test_a_run_does_not_depend_on_the_runs_before_it() -> None:
         simulate(overlapping, None, rng(k))
     again = simulate(dice, launch, rng(1), record=True)
     assert again.frames == first.frames and again.dice == first.dice and again.caged == first.caged
+
+
+def test_a_die_cannot_be_in_the_arena_twice() -> None:
+    with pytest.raises(ValueError, match="once"):
+        simulate([DieBody("A", 100.0, 100.0, 0.0, 0)], Launch("A", 150.0, 9.5, math.pi / 2, 500.0, 0), rng())
+    r = simulate([DieBody("B", 100.0, 100.0, 0.0, 0)], Launch("A", 150.0, 9.5, math.pi / 2, 500.0, 0), rng())
+    assert set(r.dice) == {"A", "B"}  # the refused call left the reused pymunk objects usable
