@@ -19,6 +19,7 @@ deterministic for a generator state.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -229,6 +230,18 @@ class _Kit:
 
 _KITS: dict[PhysicsParams, _Kit] = {}
 _LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    """A forked process (the odds' workers) may have been forked while another thread was inside a run:
+    it starts with its own lock and its own objects."""
+    global _KITS, _LOCK
+    _KITS = {}
+    _LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class _Run:
