@@ -31,7 +31,7 @@ from engine.kf2100.actions import (
     Wait,
 )
 from engine.kf2100.bots import HeuristicBot
-from engine.kf2100.odds import CombatOdds, attack_odds, combat_odds
+from engine.kf2100.odds import CombatOdds, attack_odds, combat_odds, p_hit
 from engine.kf2100.state import PHASE_TITLES, PLAYER_NAMES, KungFuGame, KungFuState
 
 SEATS = ["human", "bot"]
@@ -214,6 +214,36 @@ class KungFuSession(param.Parameterized):
     def odds(self, figure: str, chit: str, target: str) -> dict[str, float]:
         """Hit chance of a proposed attack against each answer the other side could give."""
         return {k: float(v) for k, v in attack_odds(self.state, Attack(figure.upper(), chit, target.upper())).items()}
+
+    def decision_odds(self) -> list[dict[str, Any]]:
+        """The chances behind each legal combat decision of the human to move.
+
+        Attacks: the hit chance against every answer the foe could give. Answers: the hit chance of the
+        pending attack if answered so (only the target's own chit protects it; any other is read on None).
+        """
+        if self.human_player() is None or self.state.combat is None:
+            return []
+        c = self.state.combat
+        crt = self.game.book.crt
+        out: list[dict[str, Any]] = []
+        for a in self.state.legal_actions():
+            if isinstance(a, Attack):
+                out.append({"action": str(a), "kind": "attack",
+                            "p_hit": {k: float(v) for k, v in attack_odds(self.state, a).items()}})
+            elif isinstance(a, Answer) and c.attack is not None:
+                column = "none"
+                if a.figure == c.attack[2]:
+                    column = a.chit if a.chit in ("fist", "kick", "mist", "monkey") else "weapon"
+                out.append({"action": str(a), "kind": "answer", "column": column,
+                            "p_hit": float(p_hit(crt[c.attack[1]][column]))})
+        return out
+
+    def hint(self) -> str:
+        """What the heuristic bot would play in the human's place (it sees only the human's view)."""
+        player = self.human_player()
+        if player is None:
+            return ""
+        return str(HeuristicBot(player, solo=False).choose(self.state, None))
 
     def combat_outlook(self, max_nodes: int = 20_000, games: int = 1000) -> CombatOdds:
         """Hits each side may take in the combat about to be fought, both sides played by the bots.

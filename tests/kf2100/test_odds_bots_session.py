@@ -120,6 +120,19 @@ def test_session_outlook_and_map_layout():
     assert outlook.exact and outlook.marginal(1) == {0: Fraction(1, 6), 1: Fraction(5, 6)}
 
 
+def test_session_decision_odds_and_hint():
+    s = KungFuSession(terminators="human", clone_master="human")
+    s.state = skirmish(s.game, {"T1": "n9", "J3": "o9", "J1": "n10"}, phase="combat1")
+    assert s.decision_odds() == [] and s.hint().startswith("chits T1")
+    for move in ("chits T1 fist+kick+mist", "chits J1 fist+kick", "chits J3 fist+mist", "lead terminators"):
+        s.act(move)
+    kick = next(d for d in s.decision_odds() if d["action"] == "attack T1 kick J3")
+    assert kick["p_hit"] == {"fist": 4 / 6, "mist": 1 / 6, "none": 5 / 6}
+    s.act("attack T1 kick J3")
+    answers = {d["action"]: (d["column"], d["p_hit"]) for d in s.decision_odds()}
+    assert answers["answer J3 mist"] == ("mist", 1 / 6) and answers["answer J1 kick"] == ("none", 5 / 6)
+
+
 def test_session_save_load_and_tamper():
     s = KungFuSession(seed=1)
     s.wait_at("T1", "loo")
