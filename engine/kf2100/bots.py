@@ -216,7 +216,9 @@ class _Context:
             return 0.0
         d = self.nearest(sq, terms)
         if kind == "jelly":
-            return -d
+            down = [t["pos"] for t in self.enemies(("unconscious",))]
+            finish = 2.0 if any(self.board.adjacent(sq, t) for t in down) else 0.0  # strike the helpless
+            return -min(d, self.nearest(sq, down) if down else 99) + finish
         if f["weapon"] in ("gun", "spikes"):
             unlimited = kind == "constabulary"
             shot = any(self.board.in_missile_range(sq, t, 2, 1, unlimited) for t in terms)
@@ -227,7 +229,10 @@ class _Context:
         # Servants and unarmed Technicians mass around the vital equipment.
         eq = self.equipment_squares()
         near_eq = any(self.board.adjacent(sq, e) for e in eq)
-        return (3.0 if near_eq else 0.0) - 0.3 * self.nearest(sq, eq)
+        # ... and mob a Terminator who is at the equipment (an untrained attack needs numbers).
+        raiders = [t for t in terms if any(self.board.adjacent(t, e) for e in eq)]
+        mob = 2.0 * sum(1 for t in raiders if self.board.adjacent(sq, t))
+        return (3.0 if near_eq else 0.0) + mob - 0.3 * self.nearest(sq, eq)
 
     def place_value(self, a: Place) -> float:
         """Set-up: the Clone Master far from the ways in, Jellies between them and the equipment,
