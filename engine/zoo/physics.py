@@ -10,10 +10,14 @@ and stops. Collisions are handled with ``Space.on_collision``:
 * die-die ``begin``: a hard hit rolls the struck die along the impulse and the striking die along its motion;
 * die centre - hole (sensors) ``begin``: the die's centre is over a cage, and it falls in.
 
-Units are millimetres, grams and seconds, so the default collision slop (0.1) is small; the timestep keeps
-the largest step (max speed x timestep) under half a die's width, so nothing tunnels. The run stops when
-every die is at rest. Everything random (tumbles) comes from the generator passed in, so a run is
-deterministic for a generator state.
+Units are millimetres, grams and seconds, so the default collision slop (0.1) is small. The timestep
+adapts to the fastest die so that no die moves more than ``max_step_mm`` (under half a die's width) in a
+step: nothing tunnels, and slow endings take long steps. The run stops when every die is at rest.
+
+Speed: building pymunk objects costs more than simulating a short flick, so the arena and a pool of dice
+are built once and put into a fresh ``Space`` for every run; a die at rest gets its friction joints only
+when something touches it. Everything random (tumbles) comes from the generator passed in, and nothing
+carries over between runs, so a run is deterministic for a generator state.
 """
 
 from __future__ import annotations
