@@ -17,6 +17,7 @@ import re
 import threading
 from typing import Any
 
+import pandas as pd
 import param
 
 from engine.core import IllegalActionError, StateFormatError, load_state, make_rng
@@ -25,7 +26,7 @@ from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility
 from engine.zoo.bot import OddsBot
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants
 from engine.zoo.game import MODES, ZooGame, ZooState
-from engine.zoo.odds import AimNoise, FlickOdds, flick_odds
+from engine.zoo.odds import AimNoise, FlickOdds, flick_odds, odds_grid
 
 SESSION_FORMAT = "tabletop-dojo/zoo-session"
 SESSION_VERSION = 1
@@ -234,6 +235,21 @@ class ZooSession(param.Parameterized):
             assert flick is not None
             return flick_odds(self.state, flick, noise=self.noise(), samples=samples or self.odds_samples,
                               seed=seed, workers=self.odds_workers)
+
+    def odds_grid(self, directions: list[float], speeds: list[float], samples: int = 30, seed: int = 0
+                  ) -> pd.DataFrame | None:
+        """The proposed flick's odds re-aimed over directions x speeds (one row per cell; see ``odds_grid``)."""
+        with self._lock:
+            if not self.aim_preview():
+                return self._refuse_none("eyes closed (Dust Kick): no aim preview and no odds for this flick")
+            flick = self.proposed_flick()
+            if flick is None:
+                return self._refuse_none("choose an animal to flick first")
+            try:
+                return odds_grid(self.state, flick, directions, speeds, noise=self.noise(), samples=samples,
+                                 seed=seed, workers=self.odds_workers)
+            except ValueError as exc:
+                return self._refuse_none(str(exc))
 
     # --- moves ------------------------------------------------------------------------------------
     def commit_flick(self) -> list[dict[str, Any]] | None:

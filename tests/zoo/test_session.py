@@ -22,6 +22,8 @@ def test_build_propose_estimate_and_commit_a_flick() -> None:
     assert abs(line["slide"] - 1100.0**2 / (2 * 0.35 * 9810)) < 1e-6
     odds = s.odds(samples=20)
     assert odds is not None and odds.samples == 20 and odds.flick == str(s.proposed_flick())
+    grid = s.odds_grid([0.0, 10.0], [0.8, 1.1], samples=4)
+    assert grid is not None and len(grid) == 4 and grid["p_lose_own"].between(0, 1).all()
     frames = s.commit_flick()
     assert frames and "C2" in frames[0]["dice"]
     assert s.last_frames == frames and s.state.current_player() == 1
