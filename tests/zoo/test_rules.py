@@ -443,3 +443,17 @@ def test_bad_rule_options_are_refused() -> None:
                           ({"mode": "points", "all_valley": True}, "Cage Battle variant")]:
         with pytest.raises(ValueError, match=words):
             ZooGame(**kwargs)
+
+
+def test_multiplayer_points_the_lowest_total_chooses_who_starts(monkeypatch) -> None:
+    s = fresh("points", 3)
+    in_arena(s, faces={"C1": "head", "C2": "head", "C3": "head", "E1": "feet", "E2": "feet", "E3": "feet",
+                       "G1": "back", "G2": "back"}, dice=["C1", "C2", "C3", "E1", "E2", "E3", "G1", "G2"])
+    s.to_move = 2
+    Script(monkeypatch).then(face="back")
+    s.apply_action("flick G3 from S-dot face=head dir=0.0 speed=1.0")
+    assert s.points == [15, 6, 12]  # each player's own total: 3 x 5, 3 x 2, 3 x 4
+    assert s.phase == "first" and s.current_player() == 1
+    assert s.legal_actions() == [ChooseFirst(0), ChooseFirst(1), ChooseFirst(2)]
+    s.apply_action("first P3")
+    assert s.current_player() == 2 and s.rail_rule == 0  # the next player in seat order is "player 2"
