@@ -102,3 +102,19 @@ def test_dust_kick_hides_the_odds() -> None:
     s.commit_flick()
     assert not s.aim_preview() and s.odds(samples=10) is None and "Dust Kick" in s.message
     assert s.aim_line() is None
+
+
+def test_trunk_shot_and_ambush_through_the_session() -> None:
+    from helpers import in_arena
+
+    s = ZooSession(seed=1, teams=["elephant", "crocodile"], seats=["person", "person"], odds_workers=1)
+    in_arena(s.state)
+    s.state.rail_rule = None
+    assert s.choose_die("E2") and s.launch_spot("here") and s.use_ability_flag
+    assert s.propose_flick(200.0, 0.8)
+    assert str(s.proposed_flick()) == "flick E2 from here dir=200.0 speed=0.8 ability"
+    assert s.commit_flick() is not None and s.state.spent == [True, False]
+    assert s.choose_die("C1") and not s.launch_spot("E@100") and "ability" in s.message
+    s.use_ability_flag = True
+    assert s.launch_spot("E@100") and s.propose_flick(-15.0, 1.0)
+    assert s.commit_flick() is not None and s.state.spent == [True, True]
