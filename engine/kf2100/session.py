@@ -4,6 +4,11 @@ Rule options, seats and seed are parameters; commands are methods. Every command
 first: a bad one raises ``IllegalActionError`` (a ``ValueError``) with the reason, puts the reason in
 ``status``, and changes nothing. After each command the bots and the dice play on until a human
 seat must decide, so the session always rests on a human decision or the end of the game.
+
+For a view that shows the bots' play step by step, ``pace=True`` stops before every bot or dice
+action (set-up placements excepted: they are hidden anyway); ``step()`` then plays exactly one.
+With both seats human (hot-seat) and ``hand_over=True``, ``handover`` names the side that must take the screen before it
+may act (``take_screen``), and ``screen_view()`` shows only public information until it has.
 """
 
 from __future__ import annotations
@@ -49,6 +54,10 @@ class KungFuSession(param.Parameterized):
     status = param.String(default="", doc="What is happening, or why a command was refused")
     log = param.List(default=[], doc="Every d6 rolled, with the chance it had")
     version = param.Integer(default=0, doc="Bumped after every change, for views to watch")
+    pace = param.Boolean(default=False, doc="Stop before each bot or dice action; step() plays one")
+    hand_over = param.Boolean(default=False, doc="Hot-seat: a side must take the screen before it acts")
+    viewer = param.Integer(default=-1, bounds=(-1, 1), doc="The side looking at the screen (-1: nobody yet)")
+    last_action = param.String(default="", doc="The last action played, by anyone")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -67,6 +76,8 @@ class KungFuSession(param.Parameterized):
         self.rng = np.random.default_rng(self.seed)
         self.bots = [HeuristicBot(0), HeuristicBot(1, solo=self.game.solo)]
         self.selected = ""
+        self.moves: list[tuple[str, str, str]] = []
+        self.viewer = self._first_viewer()
         self._advance()
 
     @param.depends("scenario", "seed", "terminators", "clone_master", "terminator_levels", watch=True)
@@ -83,6 +94,70 @@ class KungFuSession(param.Parameterized):
             return "bot"
         return self.terminators if player == 0 else self.clone_master
 
+    def hot_seat(self) -> bool:
+        """Both sides played by humans on one screen."""
+        return self.seat(0) == "human" and self.seat(1) == "human"
+
+    def _first_viewer(self) -> int:
+        if self.hot_seat():
+            return -1
+        return 1 if self.seat(0) == "bot" and self.seat(1) == "human" else 0
+
+    @property
+    def handover(self) -> int | None:
+        """Hot-seat: the side that must take the screen before it may act (None: no hand-over due)."""
+        p = self.human_player()
+        return p if self.hand_over and self.hot_seat() and p is not None and p != self.viewer else None
+
+    def take_screen(self, player: int) -> None:
+        """Hot-seat: the side to act has the screen now; its secrets may be shown."""
+        if self.handover != player:
+            self._refuse(f"it is not the {PLAYER_NAMES[player]}' turn to take the screen"
+                         if player in (0, 1) else f"no side {player}")
+        self.viewer = player
+        self._refresh()
+
+    @property
+    def pending(self) -> bool:
+        """A bot or the dice are to act next (only ever True with ``pace``)."""
+        s = self.state
+        return not s.is_terminal() and (s.current_player() == CHANCE or self.seat(s.current_player()) == "bot")
+
+    def step(self) -> str:
+        """Play the next bot or dice action (with ``pace``); the text of what was played, or "" if none."""
+        if not self.pending:
+            return ""
+        s = self.state
+        p = s.current_player()
+        action = sample_outcome(s.chance_outcomes(), self.rng) if p == CHANCE else self.bots[p].choose(s, self.rng)
+        self._play(action)
+        self._advance()
+        return str(action)
+
+    def auto_setup(self) -> None:
+        """Place the human Clone Master's remaining counters as the bot would."""
+        if self.state.phase != "setup" or self.human_player() != 1:
+            self._refuse("only the Clone Master's set-up can be placed automatically")
+        if self.handover is not None:
+            self._refuse(f"hand the screen to the {PLAYER_NAMES[self.handover]} first")
+        bot = HeuristicBot(1, solo=False)
+        while self.state.phase == "setup" and self.state.current_player() == 1:
+            self._play(bot.choose(self.state, self.rng))
+        self.selected = ""
+        self._advance()
+
+    def _play(self, action: KFAction) -> None:
+        """Apply a checked action and note it for the view (moves with where they came from)."""
+        s = self.state
+        if isinstance(action, Move):
+            f = s.figs[action.figure]
+            start = s.name(f.pos) if f.pos >= 0 else f.entry
+            s.apply_action(action)
+            self.moves = [*self.moves[-5:], (action.figure, start, action.square)]
+        else:
+            s.apply_action(action)
+        self.last_action = str(action)
+
     @property
     def to_move(self) -> int:
         return self.state.current_player()
@@ -98,10 +173,12 @@ class KungFuSession(param.Parameterized):
             if s.is_terminal():
                 break
             p = s.current_player()
+            if self.pace and s.phase != "setup" and (p == CHANCE or self.seat(p) == "bot"):
+                break
             if p == CHANCE:
-                s.apply_action(sample_outcome(s.chance_outcomes(), self.rng))
+                self._play(sample_outcome(s.chance_outcomes(), self.rng))
             elif self.seat(p) == "bot":
-                s.apply_action(self.bots[p].choose(s, self.rng))
+                self._play(self.bots[p].choose(s, self.rng))
             else:
                 break
         self._refresh()
@@ -115,6 +192,11 @@ class KungFuSession(param.Parameterized):
                 if self.game.solo:
                     t, cm = s.solo_points()
                     message += f" (Terminator {t} points, Clone Master {cm})"
+            elif self.handover is not None:
+                message = (f"Turn {s.turn}, {PHASE_TITLES[s.phase]}: "
+                           f"hand the screen to the {PLAYER_NAMES[self.handover]}")
+            elif s.current_player() == CHANCE:
+                message = f"Turn {s.turn}, {PHASE_TITLES[s.phase]}: the dice roll"
             else:
                 message = f"Turn {s.turn}, {PHASE_TITLES[s.phase]}: {PLAYER_NAMES[s.current_player()]} to act"
         self.status = message
@@ -126,11 +208,17 @@ class KungFuSession(param.Parameterized):
         player = self.human_player()
         if player is None:
             self._refuse("it is not a human player's turn" if not self.state.is_terminal() else "the game is over")
+        if self.handover is not None:
+            self._refuse(f"hand the screen to the {PLAYER_NAMES[self.handover]} first")
         try:
             parsed = self.state.parse_action(action) if isinstance(action, str) else action
-            self.state.apply_action(parsed)
+            reason = self.state.illegal_reason(parsed)
         except IllegalActionError as exc:
-            self._refuse(str(exc))
+            reason = str(exc)
+        if reason is not None:
+            self._refuse(reason)
+        self.moves = []
+        self._play(parsed)
         self.selected = ""
         self._advance()
 
@@ -147,6 +235,8 @@ class KungFuSession(param.Parameterized):
         f = self.state.figs.get(figure.upper())
         if player is None or f is None or f.side != player:
             self._refuse(f"{figure} is not one of your figures")
+        if self.handover is not None:
+            self._refuse(f"hand the screen to the {PLAYER_NAMES[self.handover]} first")
         self.selected = f.id
         self._refresh(f"{f.id} selected")
 
@@ -210,6 +300,18 @@ class KungFuSession(param.Parameterized):
             if player is None:
                 player = 0 if self.seat(0) == "human" or self.seat(1) != "human" else 1
         return self.state.player_view(player)
+
+    def screen_view(self) -> dict[str, Any]:
+        """What the screen may show now: the looking side's view, or only public information while a
+        hot-seat hand-over is due (face-down counters anonymous, every unplayed chit a count)."""
+        if self.handover is None and self.viewer in (0, 1):
+            return self.state.player_view(self.viewer)
+        view = self.state.player_view(0)
+        if view["combat"] is not None:
+            view["combat"]["chits"] = {k: (v if isinstance(v, int) else len(v))
+                                       for k, v in view["combat"]["chits"].items()}
+        view["placing"] = None
+        return view
 
     def odds(self, figure: str, chit: str, target: str) -> dict[str, float]:
         """Hit chance of a proposed attack against each answer the other side could give."""
@@ -285,4 +387,6 @@ class KungFuSession(param.Parameterized):
         self.game, self.state = state.game, state
         self.bots = [HeuristicBot(0), HeuristicBot(1, solo=self.game.solo)]
         self.selected = ""
+        self.moves = []
+        self.viewer = self._first_viewer()
         self._advance()
