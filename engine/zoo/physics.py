@@ -516,7 +516,8 @@ def _run(run: _Run, dice: list[DieBody], launch: Launch | None, record: bool, la
             next_frame = t + frame_dt
         elif record and t >= next_frame:
             frames.append(run.frame(t))
-            next_frame += frame_dt
+            while next_frame <= t:
+                next_frame += frame_dt
         if step % check == 0:
             top = run.top_speed()
             if top < 0:
