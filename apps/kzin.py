@@ -1,17 +1,20 @@
 """Man-Kzin Wars in the browser: the track, the cards in play, the decisions and the odds behind them.
 
 ``create_app()`` builds a new :class:`~engine.kzin.session.KzinSession` and a :class:`KzinDashboard`
-on it for every browser tab. The views are pure functions of the session's parameters (bound with
-``pn.bind``); the only effects are the player's commands, the card tiles kept in step with the
-selection, and the background work: the advisor and the running-odds rollouts run on a worker
-thread and hand their results to the page's event loop (``pn.state.execute``), so the page never
-freezes while numba compiles or the rollouts run.
+on it for every browser tab. Text and tables are pure functions of the session's parameters (bound
+with ``pn.bind``); the three Bokeh plots (track, force distributions, running odds) are built once
+and fed new data from pure functions (``track_data``, ``force_distributions``, ``running_data``), and
+the card tiles are updated in place: that keeps a card click under 10 ms on the server (see
+:func:`benchmark`). The advisor and the running-odds rollouts run on a worker thread and hand their
+results to the page's event loop (``pn.state.execute``), so the page never freezes while numba
+compiles or the rollouts run.
 """
 
 from __future__ import annotations
 
 import html
 import io
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -19,12 +22,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import holoviews as hv
 import numpy as np
 import pandas as pd
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, NumeralTickFormatter
+from bokeh.models import ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
@@ -79,46 +81,48 @@ def _pct(p: float | None, digits: int = 1) -> str:
 
 # --- pure views of the session ---------------------------------------------------------------------
 
-def track_plot(session: KzinSession, version: int) -> hv.Overlay:
-    """The 12 spaces, Human and Kzinti told apart, the marker, and its last move."""
+def track_data(session: KzinSession) -> dict[str, dict[str, list]]:
+    """What moves on the track: the marker, and the last move (an arrow from the space it left)."""
     kem = session.state.kem
-    spaces = pd.DataFrame(SPACES)
-    spaces["space"] = spaces["space"].astype(int)
-    rects = hv.Rectangles(
-        [(s - 0.47, 0.0, s + 0.47, 1.0, side) for s, side in zip(spaces["space"], spaces["side"], strict=True)],
-        kdims=["space", "y", "x1", "y1"], vdims=["side"],
-    ).opts(color="side", cmap={"Human": "#dbeafe", "Kzinti": "#fee2e2"}, line_color="#9ca3af")
-    numbers = hv.Labels((spaces["space"], [0.8] * 12, spaces["space"].astype(str)), ["space", "y"], "text").opts(
-        text_font_size="13px", text_font_style="bold", text_color="#374151")
-    names = hv.Labels((spaces["space"], [0.52] * 12, spaces["location"].str.replace(" ", "\n")), ["space", "y"],
-                      "text").opts(text_font_size="10px", text_color="#374151")
-    ends = hv.Labels(([1, 12], [-0.2, -0.2], ["Kzinti win", "Humans win"]), ["space", "y"], "text").opts(
-        text_font_size="10px", text_color="#6b7280")
-    marker = hv.Points(pd.DataFrame({"space": [kem], "y": [0.2], "marker": ["KEM"]}), ["space", "y"], ["marker"]).opts(
-        marker="diamond", size=26, color="#f59e0b", line_color="#111827", line_width=2, tools=["hover"],
-        hover_tooltips=[("Expansion Marker", "@space")])
-    move = session.last_move
-    if move:
-        start, end = move
-        arrow = hv.Segments([(start, 1.18, end, 1.18)], ["space", "y", "x1", "y1"]).opts(
-            color="#111827", line_width=3)
-        head = hv.Points([(end, 1.18)], ["space", "y"]).opts(
-            marker="triangle", size=14, color="#111827", angle=1.5708 if end < start else -1.5708)
-        label = hv.Labels([((start + end) / 2, 1.42, f"last move {start} → {end}")], ["space", "y"], "text").opts(
-            text_font_size="11px", text_color="#111827")
-        was = hv.Rectangles([(start - 0.47, 0.0, start + 0.47, 1.0)], ["space", "y", "x1", "y1"]).opts(
-            fill_alpha=0, line_dash="dashed", line_color="#111827", line_width=2)
-        extra = arrow * head * label * was
-    else:
-        extra = hv.Points([], ["space", "y"]) * hv.Points([], ["space", "y"])
-    overlay = rects * numbers * names * ends * marker * extra
-    return overlay.opts(
-        hv.opts.Rectangles(default_tools=[]), hv.opts.Labels(default_tools=[]), hv.opts.Points(default_tools=[]),
-        hv.opts.Segments(default_tools=[]),
-        hv.opts.Overlay(height=190, responsive=True, xaxis=None, yaxis=None, toolbar=None, xlim=(0.4, 12.6),
-                        ylim=(-0.35, 1.6), show_legend=False, default_tools=[], min_width=600,
-                        backend_opts={"plot.name": "track", "plot.outline_line_color": None}),
-    )
+    marker = {"space": [kem], "y": [0.2], "marker": ["Expansion Marker"]}
+    move: dict[str, list] = {k: [] for k in ("x0", "x1", "y", "angle", "lx", "ly", "label", "left", "right")}
+    if session.last_move:
+        start, end = session.last_move
+        move = {"x0": [start], "x1": [end], "y": [1.18], "angle": [math.pi / 2 if end < start else -math.pi / 2],
+                "lx": [(start + end) / 2], "ly": [1.3], "label": [f"last move {start} → {end}"],
+                "left": [start - 0.47], "right": [start + 0.47]}
+    return {"marker": marker, "move": move}
+
+
+def track_figure() -> tuple[figure, dict[str, ColumnDataSource]]:
+    """The 12 spaces from Earth to the Kzin Home Worlds, Human and Kzinti spaces told apart."""
+    fig = figure(height=190, x_range=(0.4, 12.6), y_range=(-0.35, 1.6), tools="", toolbar_location=None,
+                 sizing_mode="stretch_width", min_width=600, name="track")
+    fig.axis.visible = False
+    fig.grid.visible = False
+    fig.outline_line_color = None
+    spaces = [int(s["space"]) for s in SPACES]
+    fig.quad(left=[s - 0.47 for s in spaces], right=[s + 0.47 for s in spaces], bottom=0, top=1,
+             fill_color=["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES], line_color="#9ca3af")
+    fig.text(x=spaces, y=[0.8] * 12, text=[str(s) for s in spaces], text_align="center", text_baseline="middle",
+             text_font_size="13px", text_font_style="bold", text_color="#374151")
+    fig.text(x=spaces, y=[0.5] * 12, text=[s["location"].replace(" ", "\n") for s in SPACES], text_align="center",
+             text_baseline="middle", text_font_size="10px", text_color="#374151")
+    fig.text(x=[1, 12], y=[-0.2, -0.2], text=["Kzinti win", "Humans win"], text_align="center",
+             text_baseline="middle", text_font_size="10px", text_color="#6b7280")
+    sources = {"marker": ColumnDataSource({"space": [], "y": [], "marker": []}),
+               "move": ColumnDataSource({k: [] for k in ("x0", "x1", "y", "angle", "lx", "ly", "label", "left",
+                                                         "right")})}
+    move = sources["move"]
+    fig.quad(left="left", right="right", bottom=0, top=1, fill_alpha=0, line_dash="dashed", line_color="#111827",
+             line_width=2, source=move)
+    fig.segment(x0="x0", y0="y", x1="x1", y1="y", line_color="#111827", line_width=3, source=move)
+    fig.scatter(x="x1", y="y", angle="angle", marker="triangle", size=14, color="#111827", source=move)
+    fig.text(x="lx", y="ly", text="label", text_align="center", text_font_size="11px", source=move)
+    marker = fig.scatter(x="space", y="y", marker="diamond", size=26, fill_color="#f59e0b", line_color="#111827",
+                         line_width=2, source=sources["marker"])
+    fig.add_tools(HoverTool(renderers=[marker], tooltips=[("", "@marker on space @space")]))
+    return fig, sources
 
 
 def force_distributions(session: KzinSession) -> dict[str, dict[str, list[float]]]:
@@ -158,28 +162,42 @@ def force_figure() -> tuple[figure, dict[str, ColumnDataSource]]:
         sources[side] = src
     fig.yaxis.formatter = NumeralTickFormatter(format="0%")
     fig.y_range.start = 0
-    fig.legend.location = "top_right"
-    fig.outline_line_color = None
+    _legend_above(fig)
     return fig, sources
 
 
-def running_odds_plot(running: list[dict]) -> hv.Overlay:
+def running_data(running: list[dict]) -> dict[str, list[float]]:
     """The estimated chance of winning the game at the start of every turn, with its 95% interval."""
-    frame = pd.DataFrame(running or [], columns=["turn", "win", "low", "high"]).astype(float)
-    band = hv.Area(frame, "turn", ["low", "high"], label="95% interval").opts(
-        color="#93c5fd", alpha=0.5, line_alpha=0, default_tools=[], framewise=True)
-    curve = hv.Curve(frame, "turn", "win", label="estimate").opts(color=HUMAN_COLOUR, line_width=2, default_tools=[],
-                                                                  framewise=True)
-    dots = hv.Scatter(frame, "turn", ["win", "low", "high"]).opts(color=HUMAN_COLOUR, size=6, tools=["hover"],
-                                                                  default_tools=[], framewise=True)
-    top = max(0.05, float(frame["high"].max()) * 1.15) if len(frame) else 0.05
-    right = max(2.0, float(frame["turn"].max()) + 0.5) if len(frame) else 2.0
-    return (band * curve * dots).opts(
-        hv.opts.Overlay(height=230, responsive=True, min_width=300, title="Chance of winning the game, turn by turn",
-                        ylim=(0, min(1.0, top)), xlim=(0.5, right), legend_position="top_left", toolbar=None,
-                        yformatter=NumeralTickFormatter(format="0.0%"), ylabel="P(win the game)", framewise=True,
-                        backend_opts={"plot.name": "running"}),
-    )
+    rows = sorted(running or [], key=lambda e: e["turn"])
+    return {k: [float(e[k]) for e in rows] for k in ("turn", "win", "low", "high")}
+
+
+def _legend_above(fig: figure) -> None:
+    """Move the legend above the plot, in a row, so it never hides the data."""
+    legend = fig.legend[0]
+    legend.orientation = "horizontal"
+    legend.border_line_color = None
+    legend.background_fill_alpha = 0
+    fig.add_layout(legend, "above")
+    fig.outline_line_color = None
+
+
+def running_figure() -> tuple[figure, ColumnDataSource]:
+    fig = figure(height=230, sizing_mode="stretch_width", min_width=300, toolbar_location=None, tools="",
+                 title="Chance of winning the game, turn by turn", x_axis_label="turn",
+                 y_axis_label="P(win the game)", name="running")
+    src = ColumnDataSource({"turn": [], "win": [], "low": [], "high": []})
+    fig.varea(x="turn", y1="low", y2="high", source=src, fill_color="#93c5fd", fill_alpha=0.5,
+              legend_label="95% interval")
+    fig.line(x="turn", y="win", source=src, line_color=HUMAN_COLOUR, line_width=2, legend_label="estimate")
+    dots = fig.scatter(x="turn", y="win", source=src, size=6, color=HUMAN_COLOUR)
+    fig.add_tools(HoverTool(renderers=[dots], tooltips=[("turn", "@turn"), ("P(win)", "@win{0.0%}"),
+                                                        ("95%", "@low{0.0%} – @high{0.0%}")]))
+    fig.yaxis.formatter = NumeralTickFormatter(format="0.0%")
+    fig.y_range.start = 0
+    fig.xaxis.minor_tick_line_color = None
+    _legend_above(fig)
+    return fig, src
 
 
 def status_markdown(session: KzinSession, version: int) -> str:
@@ -270,7 +288,7 @@ def alert_type(message: str) -> str:
         return "danger"
     if " and won" in message:
         return "success"
-    if " and lost" in message:
+    if " and lost" in message or "invades" in message:
         return "warning"
     return "info"
 
@@ -369,14 +387,20 @@ class KzinDashboard(param.Parameterized):
         self._reasons = pn.pane.HTML("", styles={"color": "#6b7280", "font-size": "13px"}, margin=(0, 8))
         self._follow = pn.widgets.Button(label="Follow the advice", color="success", margin=(4, 6),
                                          disabled=pn.bind(lambda version, advice: self._advice_ready(version, advice)
-                                                          is None, self.session.param.version, self.param.advice))
+                                                          is None, self.session.param.version, self.param.advice),
+                                         visible=pn.bind(lambda version: self.session.decision() is not None,
+                                                         self.session.param.version))
         self._follow.on_click(lambda _e: self.follow_advice())
         self._build_controls()
         self._force_fig, self._force_sources = force_figure()
+        self._track_fig, self._track_sources = track_figure()
+        self._running_fig, self._running_source = running_figure()
+        s.param.watch(self._sync_running, ["running_odds"])
         s.param.watch(self._sync_table, ["version", "selection"])
         s.param.watch(self._on_version, ["version"])
         self.layout = self._build_layout()
         self._sync_table()
+        self._sync_running()
         self._on_version(start=False)
         pn.state.onload(self._worker.request)
 
@@ -473,9 +497,14 @@ class KzinDashboard(param.Parameterized):
 
     def _on_version(self, *_events: Any, start: bool = True) -> None:
         s = self.session
+        for name, data in track_data(s).items():
+            self._track_sources[name].data = data
         self._download.filename = f"man-kzin-wars-seed{s.seed}-turn{s.state.turn}.json"
         if start:
             self._worker.request()
+
+    def _sync_running(self, *_events: Any) -> None:
+        self._running_source.data = running_data(self.session.running_odds)
 
     # --- background: the advisor and the running odds -----------------------------------------------
     def _snapshot(self) -> _Job:
@@ -484,24 +513,32 @@ class KzinDashboard(param.Parameterized):
                     list(s.running_odds), {k: getattr(s.state.rules, k) for k in RULE_OPTIONS})
 
     def _background(self) -> None:
+        """Advice for the current decision, then rollouts for the turns without an estimate."""
         job_box: list[_Job] = []
-        self._on_loop(lambda: job_box.append(self._snapshot()) or self.param.update(busy=True), wait=True)
+        self._on_loop(lambda: job_box.append(self._snapshot()), wait=True)
         if not job_box:
             return
         job = job_box[0]
         if job.decision is not None:
             advice = advise(job.state, rollouts=job.rollouts, seed=job.seed + job.state.turn)
             self._on_loop(lambda: self._apply_advice(job, advice))
+        done = {e["turn"] for e in job.running}
+        todo = {e["turn"] for e in job.log if e.get("event") == "turn start"} - done
+        if not todo:
+            return
+        many = len(todo) > 1  # one turn takes milliseconds: no progress bar for it
+        if many:
+            self._on_loop(lambda: self._apply_progress(job, 0.0, busy=True))
         shadow = KzinSession(seed=job.seed, **job.rules)
         shadow.log, shadow.running_odds, shadow.state = job.log, job.running, job.state
 
         def progress(p: float) -> None:
-            self._on_loop(lambda: self._apply_progress(job, p))
+            if many and p < 1:
+                self._on_loop(lambda: self._apply_progress(job, p, busy=True))
 
         shadow.estimate_running_odds(self.running_rollouts, on_progress=progress)
         results = shadow.running_odds
         self._on_loop(lambda: self._apply_running(job, results))
-        self._on_loop(lambda: self.param.update(busy=False))
 
     def _same_game(self, job: _Job) -> bool:
         log = self.session.log
@@ -511,11 +548,14 @@ class KzinDashboard(param.Parameterized):
         if self.session.version == job.version:
             self.advice = (job.version, advice)
 
-    def _apply_progress(self, job: _Job, p: float) -> None:
+    def _apply_progress(self, job: _Job, p: float, busy: bool) -> None:
         if self._same_game(job):
-            self.session.progress = p
+            with param.parameterized.batch_call_watchers(self.session):
+                self.session.progress = p
+                self.busy = busy
 
     def _apply_running(self, job: _Job, results: list[dict]) -> None:
+        self.busy = False
         if not self._same_game(job):
             return
         have = {e["turn"] for e in self.session.running_odds}
@@ -578,8 +618,7 @@ class KzinDashboard(param.Parameterized):
     def _build_layout(self) -> pn.viewable.Viewable:
         s = self.session
         v, sel = s.param.version, s.param.selection
-        track = pn.pane.HoloViews(hv.DynamicMap(pn.bind(partial(track_plot, s), v)), linked_axes=False,
-                                  sizing_mode="stretch_width", name="track")
+        track = pn.pane.Bokeh(self._track_fig, sizing_mode="stretch_width", name="track")
         status = pn.pane.Markdown(pn.bind(partial(status_markdown, s), v), margin=(0, 10))
         alert = pn.pane.Alert(s.param.message, alert_type=pn.bind(alert_type, s.param.message),
                               sizing_mode="stretch_width", margin=(0, 10))
@@ -608,12 +647,12 @@ class KzinDashboard(param.Parameterized):
             self._follow, sizing_mode="stretch_width")
         odds_box = _box("Live odds", odds, forces, pn.pane.Markdown("#### The advisor", margin=(0, 4)), advisor,
                         sizing_mode="stretch_width")
-        running = pn.pane.HoloViews(hv.DynamicMap(pn.bind(running_odds_plot, s.param.running_odds)),
-                                    linked_axes=False, sizing_mode="stretch_width")
+        running = pn.pane.Bokeh(self._running_fig, sizing_mode="stretch_width")
         progress = pn.indicators.Progress(value=pn.bind(lambda p: round(100 * p), s.param.progress),
                                           max=100, active=self.param.busy, sizing_mode="stretch_width",
                                           height=14, margin=(0, 10))
-        progress_text = pn.pane.Markdown(pn.bind(self._progress_text, s.param.progress, self.param.busy),
+        progress_text = pn.pane.Markdown(pn.bind(self._progress_text, s.param.progress, self.param.busy,
+                                                 s.param.running_odds),
                                          styles={"color": "#6b7280", "font-size": "12px"}, margin=(0, 10))
         running_box = _box("Running odds", running, progress, progress_text, sizing_mode="stretch_width")
         deck = pn.pane.DataFrame(pn.bind(partial(deck_frame, s), v), index=False, sizing_mode="stretch_width")
@@ -661,8 +700,8 @@ class KzinDashboard(param.Parameterized):
         a = self._advice_ready(version, advice)
         return advice_frame(a) if a is not None else pd.DataFrame()
 
-    def _progress_text(self, progress: float, busy: bool) -> str:
-        n = len(self.session.running_odds)
+    def _progress_text(self, progress: float, busy: bool, running: list[dict]) -> str:
+        n = len(running)
         if busy:
             return f"Estimating by rollouts in the background… {progress:.0%}"
         return f"{n} turn(s) estimated by {self.running_rollouts} rollouts each (threshold policy)."
@@ -670,7 +709,6 @@ class KzinDashboard(param.Parameterized):
 
 def create_app() -> pn.viewable.Viewable:
     """A new session and page (one per browser tab); the page's ``dashboard`` attribute is its model."""
-    hv.extension("bokeh", logo=False)
     dashboard = KzinDashboard()
     page = dashboard.layout
     page.dashboard = dashboard
@@ -681,7 +719,6 @@ def benchmark(repeats: int = 30) -> list[tuple[str, float]]:
     """Server-side time of a card click and every view that follows it (ms), printed and returned."""
     from bokeh.document import Document
 
-    hv.extension("bokeh", logo=False)
     rows = []
     for seed in range(1, 200):
         s = KzinSession(seed=seed)

@@ -120,7 +120,7 @@ def fight(page, dash, label, shot_name):
     return entry
 
 
-def test_play_an_invasion_and_a_liberation_save_and_load(page, serve_app, console_errors, tmp_path):
+def test_play_an_invasion_and_a_liberation_save_load_and_lose(page, serve_app, console_errors, tmp_path):
     url, pages = serve(serve_app)
     page.set_viewport_size({"width": 1280, "height": 900})
     dash = open_game(page, url, pages)
@@ -164,6 +164,22 @@ def test_play_an_invasion_and_a_liberation_save_and_load(page, serve_app, consol
     expect(page.get_by_text("Game loaded").first).to_be_visible(timeout=WAIT)
     page.wait_for_function(MARKER_ON, arg=["track", s.state.kem], timeout=WAIT)
     assert s.log == json.loads(saved)["log"]
+
+    # A saved game one fall-back from losing: load it, fall back, and the game is over.
+    end = tmp_path / "end.json"
+    end.write_text(near_the_end())
+    page.locator("input[type=file]").set_input_files(str(end))
+    until(lambda: s.state.kem == 2 and s.decision() == "invasion" and dash._rule_widgets["start_space"].value == 3,
+          page)
+    assert s.start_space == 3 and "Game loaded" in s.message
+    page.get_by_role("button", name="Fall back", exact=True).click()
+    until(lambda: s.state.phase == "over", page)
+    expect(page.get_by_text("Game over: the Kzinti won").first).to_be_visible(timeout=WAIT)
+    page.wait_for_function(MARKER_ON, arg=["track", 1], timeout=WAIT)
+    assert all(b.disabled and not b.visible for b in dash._buttons.values())
+    expect(page.get_by_text("The game is over: start a new game below.")).to_be_visible(timeout=WAIT)
+    dash.wait_idle()
+    shot(page, "5_game_over")
     assert console_errors == []
 
 
@@ -197,26 +213,3 @@ def near_the_end() -> str:
                 return s.save()
             s.fall_back() if d == "invasion" else s.pass_turn()
     raise AssertionError("no seed reaches an invasion on space 2")
-
-
-def test_game_over_after_loading_a_nearly_lost_game(page, serve_app, console_errors, tmp_path):
-    url, pages = serve(serve_app)
-    page.set_viewport_size({"width": 1280, "height": 900})
-    dash = open_game(page, url, pages)
-    s = dash.session
-    path = tmp_path / "end.json"
-    path.write_text(near_the_end())
-    page.locator("input[type=file]").set_input_files(str(path))
-    until(lambda: s.state.kem == 2 and s.decision() == "invasion" and dash._rule_widgets["start_space"].value == 3,
-          page)
-    assert s.start_space == 3 and "Game loaded" in s.message
-    page.get_by_role("button", name="Fall back", exact=True).click()
-    until(lambda: s.state.phase == "over", page)
-    expect(page.get_by_text("Game over: the Kzinti won").first).to_be_visible(timeout=WAIT)
-    page.wait_for_function(MARKER_ON, arg=["track", 1], timeout=WAIT)
-    for name in ("Defend", "Fall back", "Attack", "Pass"):
-        assert dash._buttons[name.lower()].disabled
-    expect(page.get_by_text("The game is over: start a new game below.")).to_be_visible(timeout=WAIT)
-    dash.wait_idle()
-    shot(page, "5_game_over")
-    assert console_errors == []

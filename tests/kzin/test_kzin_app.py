@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-import holoviews as hv
 import numpy as np
 import pytest
 
@@ -124,9 +123,10 @@ def test_a_battle_is_logged_with_its_odds_and_the_track_shows_the_marker():
     battle = log[log["event"] == "invasion battle"].iloc[0]
     assert battle["chance it had"] == f"{100 * p:.1f}%"
     assert f"You had {p:.0%}" in s.message
-    track = kzin.track_plot(s, s.version)
-    marker = next(el for el in track if isinstance(el, hv.Points) and "marker" in el.vdims)
-    assert marker.dimension_values("space").tolist() == [s.state.kem]
+    assert dash._track_sources["marker"].data["space"] == [s.state.kem]
+    if s.last_move:
+        start, end = s.last_move
+        assert dash._track_sources["move"].data["label"] == [f"last move {start} → {end}"]
 
 
 def test_advice_and_running_odds_come_from_the_background_and_go_stale_on_a_move():
