@@ -201,6 +201,25 @@ class ZooSession(param.Parameterized):
             reason += " (set the ability flag)"
         return reason
 
+    def spot_options(self, die: str | None = None) -> dict[str, Any]:
+        """Where ``die`` (default: the chosen one) may be flicked from now: the dots, anywhere on a rail (and
+        whether that takes the Ambush), and from where it lies (Trunk Shot); with the rail's allowed range."""
+        s = self.state
+        die = die or self.die
+        out: dict[str, Any] = {"dots": [], "anywhere": False, "anywhere_needs_ability": False, "here": False,
+                               "along": [arena().corner_keepout, arena().size - arena().corner_keepout]}
+        if s.phase not in ("flick", "extra") or die not in s.flickable():
+            return out
+        along = out["along"][0]
+        probe = [Flick(die, r, None, "head", 0.0, 1.0) for r in "NESW"]
+        out["dots"] = [f"{f.rail}-dot" for f in probe if s.illegal_reason(f) is None]
+        plain = Flick(die, "S", along, "head", 0.0, 1.0)
+        marked = Flick(die, "S", along, "head", 0.0, 1.0, True)
+        out["anywhere"] = s.illegal_reason(plain) is None or s.illegal_reason(marked) is None
+        out["anywhere_needs_ability"] = s.illegal_reason(plain) is not None and out["anywhere"]
+        out["here"] = s.illegal_reason(Flick(die, "here", None, None, 0.0, 1.0, True)) is None
+        return out
+
     def aim_line(self) -> dict[str, float] | None:
         """Where the proposed flick starts and where it heads (for drawing the aim): x, y (mm), heading
         (degrees, world), speed (m/s) and the free slide length v^2/(2 mu g) in mm. None when it cannot be

@@ -110,10 +110,13 @@ def test_trunk_shot_and_ambush_through_the_session() -> None:
     s = ZooSession(seed=1, teams=["elephant", "crocodile"], seats=["person", "person"], odds_workers=1)
     in_arena(s.state)
     s.state.rail_rule = None
+    assert s.spot_options("E2") == {"dots": ["N-dot", "E-dot", "S-dot", "W-dot"], "anywhere": False,
+                                    "anywhere_needs_ability": False, "here": True, "along": [40.0, 260.0]}
     assert s.choose_die("E2") and s.launch_spot("here") and s.use_ability_flag
     assert s.propose_flick(200.0, 0.8)
     assert str(s.proposed_flick()) == "flick E2 from here dir=200.0 speed=0.8 ability"
     assert s.commit_flick() is not None and s.state.spent == [True, False]
+    assert s.spot_options("C1")["anywhere_needs_ability"]
     assert s.choose_die("C1") and not s.launch_spot("E@100") and "ability" in s.message
     s.use_ability_flag = True
     assert s.launch_spot("E@100") and s.propose_flick(-15.0, 1.0)
