@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -142,6 +143,7 @@ def sample_flick(state: ZooState, flick: Flick, direction: float, speed: float, 
 
 
 _JOB: tuple[ZooState, list[tuple[Flick, float, float, int]]] | None = None
+_JOB_LOCK = threading.Lock()  # one estimate at a time per process: the workers read _JOB after the fork
 
 
 def _run_chunk(bounds: tuple[int, int]) -> list[Sample]:
@@ -164,22 +166,19 @@ def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], wo
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    if workers == 1 or len(jobs) < 8:
+    with _JOB_LOCK:
         _JOB = (state, jobs)
         try:
-            return _run_chunk((0, len(jobs)))
+            if workers == 1 or len(jobs) < 8:
+                return _run_chunk((0, len(jobs)))
+            size = math.ceil(len(jobs) / workers)
+            bounds = [(i, min(i + size, len(jobs))) for i in range(0, len(jobs), size)]
+            # The parent plays the first chunk itself while the forked workers play the others.
+            with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
+                pending = pool.map_async(_run_chunk, bounds[1:])
+                parts = [_run_chunk(bounds[0]), *pending.get()]
         finally:
             _JOB = None
-    size = math.ceil(len(jobs) / workers)
-    bounds = [(i, min(i + size, len(jobs))) for i in range(0, len(jobs), size)]
-    _JOB = (state, jobs)
-    try:
-        # The parent plays the first chunk itself while the forked workers play the others.
-        with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
-            pending = pool.map_async(_run_chunk, bounds[1:])
-            parts = [_run_chunk(bounds[0]), *pending.get()]
-    finally:
-        _JOB = None
     return [s for part in parts for s in part]
 
 
