@@ -164,6 +164,9 @@ def test_play_an_invasion_and_a_liberation_save_load_and_lose(page, serve_app, c
     expect(page.get_by_text("Game loaded").first).to_be_visible(timeout=WAIT)
     page.wait_for_function(MARKER_ON, arg=["track", s.state.kem], timeout=WAIT)
     assert s.log == json.loads(saved)["log"]
+    decline(page, dash)  # the same file loads again (the file input is cleared after each load)
+    page.locator("input[type=file]").set_input_files(str(good))
+    until(lambda: s.state.to_json() == kept, page)
 
     # A saved game one fall-back from losing: load it, fall back, and the game is over.
     end = tmp_path / "end.json"

@@ -212,6 +212,6 @@ def test_the_deck_view_shows_counts_not_order():
 def test_benchmark_prints_milliseconds(capsys):
     rows = kzin.benchmark(repeats=4)
     out = capsys.readouterr().out
-    assert [name for name, _ in rows] == ["kzin card click + derived views, median",
-                                         "kzin card click + derived views, worst"]
+    assert [name for name, _ in rows] == [f"kzin {what} + derived views, {stat}"
+                                         for what in ("card click", "decision") for stat in ("median", "worst")]
     assert all(ms > 0 for _, ms in rows) and " ms" in out
