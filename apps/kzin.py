@@ -330,8 +330,9 @@ class _Job:
 class _Worker:
     """One background thread at a time per dashboard; a request while it runs makes it run again."""
 
-    def __init__(self, work: Callable[[], None]) -> None:
+    def __init__(self, work: Callable[[], None], on_error: Callable[[Exception], None]) -> None:
         self._work = work
+        self._on_error = on_error
         self._lock = threading.Lock()
         self._dirty = False
         self._thread: threading.Thread | None = None
@@ -357,10 +358,7 @@ class _Worker:
             try:
                 self._work()
             except Exception as exc:  # the page must hear of it, and the worker must not die silently
-                self._failed(exc)
-
-    def _failed(self, exc: Exception) -> None:
-        print(f"kzin background work failed: {exc!r}", flush=True)
+                self._on_error(exc)
 
 
 class KzinDashboard(param.Parameterized):
@@ -372,13 +370,15 @@ class KzinDashboard(param.Parameterized):
     running_rollouts = param.Integer(default=RUNNING_ODDS_ROLLOUTS, bounds=(100, None),
                                      doc="Rollouts per turn for the running odds.")
     background = param.Boolean(default=True, doc="Run the advisor and the running odds (off: benchmarks).")
+    error = param.String(default="", doc="Why the background work failed, if it did.")
 
     def __init__(self, **params: Any) -> None:
         if params.get("session") is None:
             params["session"] = KzinSession()
         super().__init__(**params)
         self._doc = pn.state.curdoc
-        self._worker = _Worker(self._background)
+        self._worker = _Worker(self._background, lambda exc: self._on_loop(
+            lambda: self.param.update(busy=False, error=f"The background odds failed: {exc!r}")))
         s = self.session
         self._tiles = pn.FlexBox(margin=0)
         self._tile_keys: list[tuple[int, int]] = []
@@ -549,6 +549,7 @@ class KzinDashboard(param.Parameterized):
         return len(log) >= len(job.log) and all(a is b for a, b in zip(log, job.log, strict=False))
 
     def _apply_advice(self, job: _Job, advice: Advice) -> None:
+        self.error = ""
         if self.session.version == job.version:
             self.advice = (job.version, advice)
 
@@ -656,7 +657,7 @@ class KzinDashboard(param.Parameterized):
                                           max=100, active=self.param.busy, sizing_mode="stretch_width",
                                           height=14, margin=(0, 10))
         progress_text = pn.pane.Markdown(pn.bind(self._progress_text, s.param.progress, self.param.busy,
-                                                 s.param.running_odds),
+                                                 s.param.running_odds, self.param.error),
                                          styles={"color": "#6b7280", "font-size": "12px"}, margin=(0, 10))
         running_box = _box("Running odds", running, progress, progress_text, sizing_mode="stretch_width")
         deck = pn.pane.DataFrame(pn.bind(partial(deck_frame, s), v), index=False, sizing_mode="stretch_width")
@@ -704,7 +705,9 @@ class KzinDashboard(param.Parameterized):
         a = self._advice_ready(version, advice)
         return advice_frame(a) if a is not None else pd.DataFrame()
 
-    def _progress_text(self, progress: float, busy: bool, running: list[dict]) -> str:
+    def _progress_text(self, progress: float, busy: bool, running: list[dict], error: str) -> str:
+        if error:
+            return error
         n = len(running)
         if busy:
             return f"Estimating by rollouts in the background… {progress:.0%}"

@@ -215,3 +215,15 @@ def test_benchmark_prints_milliseconds(capsys):
     assert [name for name, _ in rows] == [f"kzin {what} + derived views, {stat}"
                                          for what in ("card click", "decision") for stat in ("median", "worst")]
     assert all(ms > 0 for _, ms in rows) and " ms" in out
+
+
+def test_a_failure_in_the_background_is_shown_not_swallowed(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("numba is unwell")
+
+    monkeypatch.setattr(kzin, "advise", broken)
+    dash = light()
+    assert "The background odds failed" in dash.error and "numba is unwell" in dash.error
+    assert dash.error in dash._progress_text(1.0, False, [], dash.error)
+    dash.command("fall back" if dash.session.decision() == "invasion" else "pass")  # the page still plays
+    assert dash.wait_idle()
