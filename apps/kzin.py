@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, HoverTool, NumeralTickFormatter
+from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
@@ -195,6 +195,7 @@ def running_figure() -> tuple[figure, ColumnDataSource]:
                                                         ("95%", "@low{0.0%} – @high{0.0%}")]))
     fig.yaxis.formatter = NumeralTickFormatter(format="0.0%")
     fig.y_range.start = 0
+    fig.xaxis.ticker = BasicTicker(min_interval=1)
     fig.xaxis.minor_tick_line_color = None
     _legend_above(fig)
     return fig, src
