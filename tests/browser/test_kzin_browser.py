@@ -190,6 +190,8 @@ def test_two_tabs_play_independent_games(page, serve_app, console_errors):
     url, pages = serve(serve_app)
     first = open_game(page, url, pages)
     other = page.context.new_page()
+    other.on("console", lambda msg: console_errors.append(f"tab 2: {msg.text}") if msg.type == "error" else None)
+    other.on("pageerror", lambda exc: console_errors.append(f"tab 2: {exc}"))
     second = open_game(other, url, pages, count=2)
     assert first.session is not second.session
     new_game(other, second, SEED)
