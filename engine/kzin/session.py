@@ -84,6 +84,7 @@ class KzinSession(param.Parameterized):
         self._lock = threading.Lock()
         self._rng = make_rng(self.seed)
         self._advice_cache: tuple[Any, Advice] | None = None
+        self._game_id = 0  # changes with every new or loaded game: stale background results are dropped
         if self.state is None:
             self.new_game()
 
@@ -97,6 +98,7 @@ class KzinSession(param.Parameterized):
             self.seed = seed
         rules = KzinRules(**{k: getattr(self, k) for k in RULE_OPTIONS})
         self._rng = make_rng(self.seed)
+        self._game_id += 1
         state = KzinGame(rules=rules).new_initial_state()
         with param.parameterized.batch_call_watchers(self):
             self.log = [{"turn": 1, "event": "new game", "detail": f"seed {self.seed}", "odds": None, "outcome": ""}]
@@ -109,16 +111,19 @@ class KzinSession(param.Parameterized):
             self._changed()
 
     def toggle(self, kind: int) -> bool:
-        """Select or unselect one copy of a card for the commitment; refuse a card that adds nothing."""
+        """Select one more copy of a card for the commitment, or clear it once every copy is selected.
+
+        With two copies in play the selection cycles 0, 1, 2, 0. A card that adds nothing is refused.
+        """
         reason = self._toggle_refusal(kind)
         if reason:
             self.message = reason
             return False
         selected = list(self.selection)
-        if selected.count(kind) < self._uncommitted(kind) and not self._toggling_off(kind):
-            selected.append(kind)
+        if selected.count(kind) < self._uncommitted(kind):
+            selected.append(kind)  # one more copy
         else:
-            selected.remove(kind)
+            selected = [k for k in selected if k != kind]  # every copy was selected: clear them
         self.selection = selected
         self.message = self._prompt()
         return True
@@ -322,6 +327,7 @@ class KzinSession(param.Parameterized):
                 setattr(self, k, getattr(rules, k))
             self.seed = seed
             self._rng = rng
+            self._game_id += 1
             self.log = log
             self.running_odds = odds
             self.selection = []
@@ -342,6 +348,7 @@ class KzinSession(param.Parameterized):
         from engine.kzin.fast import rollout_wins
 
         with self._lock:
+            game_id = self._game_id
             done = {e["turn"] for e in self.running_odds}
             todo = [e for e in self.log if e.get("event") == "turn start" and e["turn"] not in done]
             results = list(self.running_odds)
@@ -354,12 +361,15 @@ class KzinSession(param.Parameterized):
                     wins, n = rollout_wins(state, "threshold", rollouts, seed=self.seed + entry["turn"])
                 low, high = wilson_interval(wins, n)
                 results.append({"turn": entry["turn"], "win": wins / n, "low": low, "high": high})
+                if game_id != self._game_id:
+                    return  # a new game started meanwhile: these estimates belong to the old one
                 self.progress = (i + 1) / len(todo)
                 if on_progress:
                     on_progress(self.progress)
             results.sort(key=lambda e: e["turn"])
-            self.running_odds = results
-            self.progress = 1.0
+            if game_id == self._game_id:
+                self.running_odds = results
+                self.progress = 1.0
 
     # --- internals ----------------------------------------------------------------------------
     def _changed(self) -> None:
@@ -367,9 +377,6 @@ class KzinSession(param.Parameterized):
 
     def _uncommitted(self, kind: int) -> int:
         return self.state.uncommitted()[kind]
-
-    def _toggling_off(self, kind: int) -> bool:
-        return self.selection.count(kind) >= self._uncommitted(kind)
 
     def _toggle_refusal(self, kind: int) -> str:
         if type(kind) is not int or not 0 <= kind < len(CARDS):
@@ -462,8 +469,9 @@ class KzinSession(param.Parameterized):
                 assert isinstance(draw, Draw)
                 c = CARDS[draw.kind]
                 p = Fraction(s.pile[draw.kind], sum(s.pile))
+                turn = s.turn  # a draw that needs no decision ends the turn
+                self._record(turn, "draw", f"{c.name} ({c.type_name})", float(p), "")
                 s.apply_action(draw)
-                self._record(s.turn, "draw", f"{c.name} ({c.type_name})", float(p), "")
             else:  # dice of a battle already committed (only after loading a mid-battle save)
                 s.apply_action(sample_outcome(s.chance_outcomes(), self._rng))
         if s.phase == OVER:

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from kzin_helpers import draw, fresh, put_in_play
 
 from engine.kzin.cards import CARDS, card
 from engine.kzin.session import KzinSession
@@ -73,6 +74,47 @@ def test_toggle_twice_unselects():
     assert s.selection.count(fleet.kind) == copies
     s.toggle(fleet.kind)
     assert s.selection.count(fleet.kind) == 0
+    s.toggle(fleet.kind)
+    assert s.selection.count(fleet.kind) == 1
+
+
+def test_a_two_copy_card_cycles_through_none_one_two():
+    s = KzinSession(seed=5)
+    state = fresh()
+    put_in_play(state, "Pirate Fleet", "Pirate Fleet")
+    draw(state, "Marines")
+    s.state = state
+    kind = card("Pirate Fleet").index
+    counts = []
+    for _ in range(4):
+        assert s.toggle(kind)
+        counts.append(s.selection.count(kind))
+    assert counts == [1, 2, 0, 1]
+
+
+def test_a_draw_is_logged_on_its_own_turn():
+    s = KzinSession(seed=2)
+    for _ in range(10):
+        play_until(s, "invasion")
+        s.fall_back()
+    starts = [i for i, e in enumerate(s.log) if e["event"] == "turn start"]
+    for i in starts:
+        assert s.log[i + 1]["event"] == "draw" and s.log[i + 1]["turn"] == s.log[i]["turn"]
+
+
+def test_running_odds_of_an_old_game_are_dropped():
+    s = KzinSession(seed=6)
+    play_until(s, "liberation")
+    s.pass_turn()
+    calls = []
+
+    def start_new_game_midway(progress):
+        if not calls:
+            s.new_game(7)
+        calls.append(progress)
+
+    s.estimate_running_odds(rollouts=100, on_progress=start_new_game_midway)
+    assert s.running_odds == []
 
 
 def test_deck_counts_are_exact_chances():
