@@ -39,3 +39,4 @@ test: install-test chromium
 
 bench: install
 	$(BIN)/python -m engine.bench
+	$(BIN)/python -m apps._bench

@@ -107,6 +107,9 @@ def make_policy(name: str, **params: Any) -> CommitmentPolicy:
         raise ValueError(f"unknown policy {name!r}; choose from {', '.join([*classes, 'advisor'])}")
     if params and name != "threshold":
         raise ValueError(f"the {name} policy takes no parameters")
+    unknown = set(params) - {"defend", "attack"}
+    if unknown:
+        raise ValueError(f"the threshold policy takes defend and attack, not {', '.join(sorted(unknown))}")
     return classes[name](**params)
 
 

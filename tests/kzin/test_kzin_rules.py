@@ -239,3 +239,14 @@ def test_committing_then_falling_back_returns_the_cards():
     s.apply_action("fall back")
     assert s.in_play[card("Pirate Fleet").index] == 1 and s.committed == []
     assert kinds("Pirate Fleet") == [card("Pirate Fleet").index]
+
+
+def test_make_policy_refuses_bad_names_and_parameters():
+    with pytest.raises(ValueError, match="unknown policy"):
+        make_policy("yolo")
+    with pytest.raises(ValueError, match="defend and attack"):
+        make_policy("threshold", courage=1)
+    with pytest.raises(ValueError, match="takes no parameters"):
+        make_policy("all-in", defend=0.5)
+    with pytest.raises(ValueError, match="probability"):
+        make_policy("threshold", defend=1.5)
