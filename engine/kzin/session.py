@@ -68,7 +68,7 @@ class KzinSession(param.Parameterized):
     fallback_discards_conquest = param.Boolean(default=False, doc=KzinRules.param.fallback_discards_conquest.doc)
     kzin_base_force = param.Integer(default=10, bounds=(0, 30), doc=KzinRules.param.kzin_base_force.doc)
     start_space = param.Integer(default=9, bounds=(2, 11), doc=KzinRules.param.start_space.doc)
-    advisor_rollouts = param.Integer(default=1500, bounds=(50, 20000), doc="Rollouts per state for the advisor.")
+    advisor_rollouts = param.Integer(default=4000, bounds=(50, 20000), doc="Rollouts per state for the advisor.")
 
     state = param.ClassSelector(class_=KzinState, doc="The game in progress.")
     selection = param.List(default=[], item_type=int, doc="Card kinds selected for the commitment (one per copy).")
