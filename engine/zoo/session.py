@@ -34,6 +34,10 @@ SEATS = ("person", "bot")
 _SPOT = re.compile(r"(?:(?P<here>here)|(?P<rail>[NESW])(?:-(?P<dot>dot)|@(?P<along>[-+]?\d+(?:\.\d*)?)))")
 _AIM = constants()["aim"]
 _FLICK = constants()["flick"]
+DRAG_MM_PER_M_S = 100.0
+"""A drag of this many mm on the arena is a flick of 1 m/s (so 250 mm is the top speed, 2.5 m/s)."""
+RAIL_NORMALS = {"S": 90.0, "N": -90.0, "W": 0.0, "E": 180.0}
+"""Heading (degrees, world) straight into the arena from each rail."""
 
 
 class ZooSession(param.Parameterized):
@@ -72,6 +76,7 @@ class ZooSession(param.Parameterized):
         super().__init__(**params)
         self._lock = threading.RLock()
         self._rng = make_rng(self.seed)
+        self._odds_notes: dict[str, dict[str, float]] = {}
         if self.state is None:
             self.new_game()
 
@@ -173,6 +178,54 @@ class ZooSession(param.Parameterized):
             self.message = f"Proposed: {self.proposed_flick()}"
             return True
 
+    def aim_from_vector(self, dx: float, dy: float) -> tuple[float, float]:
+        """The (direction, speed) a drag of (dx, dy) mm means from the chosen spot: its heading measured from
+        straight in (or absolute, 0-360, for a flick from where the animal lies) held within 80 degrees, and
+        its length at ``DRAG_MM_PER_M_S`` held to the speed range (rounded to 0.1 degree and 0.01 m/s)."""
+        heading = math.degrees(math.atan2(dy, dx))
+        m = _SPOT.fullmatch(self.spot)
+        if m is not None and m["here"]:
+            direction = round(heading % 360.0, 1) % 360.0
+        else:
+            normal = RAIL_NORMALS[m["rail"]] if m is not None else 90.0
+            direction = (heading - normal + 180.0) % 360.0 - 180.0
+            direction = round(max(-_FLICK["max_angle_deg"], min(_FLICK["max_angle_deg"], direction)), 1)
+        speed = math.hypot(dx, dy) / DRAG_MM_PER_M_S
+        speed = max(_FLICK["min_speed_m_s"], min(_FLICK["max_speed_m_s"], speed))
+        return direction, round(speed, 2)
+
+    def propose_vector(self, dx: float, dy: float) -> bool:
+        """Aim by a drag vector on the arena (mm): its direction is the flick's, its length the speed."""
+        try:
+            dx, dy = float(dx), float(dy)
+        except (TypeError, ValueError):
+            return self._refuse(f"a drag is two numbers, not {dx!r}, {dy!r}")
+        if not (math.isfinite(dx) and math.isfinite(dy)) or math.hypot(dx, dy) < 1.0:
+            return self._refuse("drag further: the length of the drag sets the speed")
+        return self.propose_flick(*self.aim_from_vector(dx, dy))
+
+    @staticmethod
+    def spot_at(x: float, y: float, dot_radius: float = 14.0) -> str | None:
+        """The launch spot a click at (x, y) mm names: a rail's dot when within ``dot_radius`` of it, else the
+        point on that rail (``S@120.5``); None when (x, y) is not on a rail."""
+        a = arena()
+        size, w = a.size, a.rail_width
+        if not (-w <= x <= size + w and -w <= y <= size + w) or (0 <= x <= size and 0 <= y <= size):
+            return None
+        if y < 0 and 0 <= x <= size:
+            rail, along = "S", x
+        elif y > size and 0 <= x <= size:
+            rail, along = "N", x
+        elif x < 0 and 0 <= y <= size:
+            rail, along = "W", y
+        elif x > size and 0 <= y <= size:
+            rail, along = "E", y
+        else:
+            return None  # a corner of the rails
+        if abs(along - size / 2) <= dot_radius:
+            return f"{rail}-dot"
+        return f"{rail}@{round(along, 1)}"
+
     def proposed_flick(self) -> Flick | None:
         """The flick the current choices make (None until an animal is chosen or when the spot is unreadable)."""
         m = _SPOT.fullmatch(self.spot)
@@ -270,6 +323,14 @@ class ZooSession(param.Parameterized):
             except ValueError as exc:
                 return self._refuse_none(str(exc))
 
+    def note_odds(self, odds: FlickOdds) -> None:
+        """Remember the odds shown for a flick: when that very flick is played, its log entry keeps them."""
+        self._odds_notes = {odds.flick: {
+            "samples": odds.samples, "cage_opponent": odds.cage_opponent.value,
+            "cage_low": odds.cage_opponent.low, "cage_high": odds.cage_opponent.high,
+            "lose_own": odds.lose_own.value, "lose_low": odds.lose_own.low, "lose_high": odds.lose_own.high,
+            "points": odds.points_mean, "points_low": odds.points_low, "points_high": odds.points_high}}
+
     # --- moves ------------------------------------------------------------------------------------
     def commit_flick(self) -> list[dict[str, Any]] | None:
         """Play the proposed flick; returns its trajectory frames (None, with a message, if refused)."""
@@ -330,14 +391,31 @@ class ZooSession(param.Parameterized):
     def bot_to_move(self) -> bool:
         return self.state.phase != "over" and self._seat_is_bot()
 
-    def play_bot(self) -> list[dict[str, Any]] | None:
-        """Let the computer make the move of the seat to move; returns frames when it flicked ([] otherwise)."""
+    def think_bot(self) -> tuple[int, Any] | None:
+        """The computer's choice for the seat to move, thought out on a copy of the battle without holding the
+        session (so a page stays responsive): ``(version, action)``; play it with ``play_bot(choice)``."""
         with self._lock:
             if not self.bot_to_move():
                 return self._refuse_none("it is not a computer player's turn")
-            bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
-                          workers=self.odds_workers)
-            action = bot.choose(self.state, self._rng)
+            state, version, rng = self.state.clone(), self.version, self._rng
+        bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
+                      workers=self.odds_workers)
+        return version, bot.choose(state, rng)
+
+    def play_bot(self, choice: tuple[int, Any] | None = None) -> list[dict[str, Any]] | None:
+        """Let the computer make the move of the seat to move; returns frames when it flicked ([] otherwise).
+        ``choice`` is a move from ``think_bot``: refused if the battle changed since."""
+        with self._lock:
+            if not self.bot_to_move():
+                return self._refuse_none("it is not a computer player's turn")
+            if choice is None:
+                bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
+                              workers=self.odds_workers)
+                action = bot.choose(self.state, self._rng)
+            elif choice[0] != self.version:
+                return self._refuse_none("the battle changed while the computer was thinking")
+            else:
+                action = choice[1]
             if isinstance(action, Flick):
                 result = self.state.flick_with_frames(action)
                 self._after_move(action, result.frames)
@@ -454,8 +532,12 @@ class ZooSession(param.Parameterized):
         last = s.last or {}
         player = last.get("player")
         with param.parameterized.batch_call_watchers(self):
-            self.log = [*self.log, {"move": len(self.log), "player": player, "text": str(action),
-                                    "events": list(last.get("events", []))}]
+            entry = {"move": len(self.log), "player": player, "text": str(action),
+                     "events": list(last.get("events", []))}
+            if str(action) in self._odds_notes:
+                entry["odds"] = self._odds_notes[str(action)]
+            self._odds_notes = {}
+            self.log = [*self.log, entry]
             self.last_frames = frames
             if isinstance(action, Flick) or s.phase not in ("flick", "extra"):
                 self._reset_proposal()

@@ -1,0 +1,219 @@
+"""Kung-Fu Zoo in headless Chromium: click a die and a spot, drag the flick, see the odds, commit, watch it.
+
+The server runs in the test process, so each step waits on the dashboard's own state (not on sleeps) and
+then checks what the page shows. Screenshots of the main states go to ``/tmp/zoo_shots/``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import pytest
+from browser_helpers import BOARD_READY, to_page, wait_for
+from playwright.sync_api import expect
+
+from apps import _zoo_arena as za
+from apps import zoo
+from engine.zoo.faces import orientation_with_up
+from engine.zoo.game import Die
+from engine.zoo.odds import AimNoise, flick_odds
+from engine.zoo.session import DRAG_MM_PER_M_S, ZooSession
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/zoo_shots")
+WAIT = 20.0  # s: the machine is shared, so page updates can lag behind the server's state
+
+
+def until(cond, page, timeout=WAIT, message=None):
+    try:
+        wait_for(cond, page, timeout=timeout)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: {message() if message else ''}") from None
+
+
+def serve(serve_app):
+    pages = []
+
+    def factory():
+        app = zoo.create_app()
+        pages.append(app)
+        return app
+
+    return serve_app(factory), pages
+
+
+def open_game(page, url, pages, count=1):
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(url)
+    page.wait_for_function(BOARD_READY, arg="arena", timeout=30_000)
+    until(lambda: len(pages) >= count, page)
+    return pages[count - 1].dashboard
+
+
+def shot(page, name):
+    page.wait_for_timeout(300)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def click(page, x, y):
+    page.mouse.click(*to_page(page, x, y, "arena"))
+
+
+def drag(page, start, vector):
+    page.wait_for_timeout(400)  # a press right after a click would be read as part of a double tap
+    (x0, y0) = to_page(page, *start, "arena")
+    (x1, y1) = to_page(page, start[0] + vector[0], start[1] + vector[1], "arena")
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x1, y1, steps=12)
+    page.mouse.up()
+
+
+def aim_vector(direction, speed, normal_deg):
+    h = math.radians(normal_deg + direction)
+    return speed * DRAG_MM_PER_M_S * math.cos(h), speed * DRAG_MM_PER_M_S * math.sin(h)
+
+
+def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, console_errors, tmp_path):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    assert s.seats == ["person", "bot"]
+    shot(page, "1_start")
+    # Choose C2 on the bench, the west dot, the back face; then drag the flick from the die.
+    click(page, *za.bench_xy(0, 1))
+    until(lambda: s.die == "C2", page)
+    click(page, -10.0, 150.0)
+    until(lambda: s.spot == "W-dot", page)
+    page.get_by_role("button", name="back", exact=True).click()
+    until(lambda: s.face == "back", page)
+    expect(page.locator(".bk-Canvas").first).to_be_visible()
+    drag(page, (9.5, 150.0), aim_vector(8.0, 1.3, 0.0))
+    released = time.perf_counter()
+    until(lambda: s.proposed_flick() is not None and abs(s.direction - 8.0) < 1.0 and abs(s.speed - 1.3) < 0.03, page)
+    until(lambda: dash.odds is not None and dash.odds.flick == str(s.proposed_flick()), page)
+    print(f"first odds {time.perf_counter() - released:.2f} s after the mouse was released")
+    expect(page.locator(".p-cage")).to_be_visible(timeout=WAIT * 1000)
+    until(lambda: dash.odds is not None and dash.odds.samples == 500 and not dash.odds_busy, page)
+    expect(page.locator(".odds-n")).to_contain_text("500 simulated flicks", timeout=WAIT * 1000)
+    until(lambda: dash.grid is not None, page, timeout=60)
+    shot(page, "2_aimed_with_odds")
+    shown = dash.odds
+
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: dash.animating, page)
+    page.wait_for_timeout(150)
+    shot(page, "3_animating")
+    until(lambda: not dash.animating and dash.fps_log, page)
+    assert dash.fps_log[-1]["drawn"] >= 2
+    entry = s.log[1]
+    assert entry["player"] == 0 and entry["text"].startswith("flick C2 from W-dot face=back")
+    assert entry["odds"]["cage_opponent"] == pytest.approx(shown.cage_opponent.value)
+    table = " · ".join(f"{s.state.game.player_name(q)} {s.state.round_score(q)}" for q in range(2))
+    expect(page.locator(".table-points")).to_have_text(table, timeout=WAIT * 1000)
+    # The bot (P2) answers: its flick animates too, then it is P1's turn again.
+    until(lambda: len(s.log) >= 3 and not dash.animating and s.state.to_move == 0, page, timeout=60)
+    expect(page.locator(".prompt")).to_contain_text("P1 (Crocodile) to make a flick", timeout=WAIT * 1000)
+    assert len(dash.fps_log) >= 2
+    print("animations in the browser:", [f"{e['fps']:.0f} fps over {e['seconds']:.2f} s" for e in dash.fps_log])
+    shot(page, "4_after_the_bot")
+
+    # Save (a download), play on, a bad file changes nothing, the saved file brings the battle back.
+    with page.expect_download() as info:
+        page.get_by_text("Save game").click()
+    saved = Path(info.value.path()).read_text()
+    assert json.loads(saved)["game"] == json.loads(s.save())["game"]
+    kept = s.state.to_json()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something else"}')
+    version = s.version
+    page.locator("input[type=file]").set_input_files(str(bad))
+    until(lambda: "Could not load" in s.message, page)
+    expect(page.get_by_text("Could not load").first).to_be_visible(timeout=WAIT * 1000)
+    assert s.version == version and s.state.to_json() == kept
+    assert console_errors == []
+
+
+def caging_position() -> tuple[str, float, float]:
+    """A saved battle where P1's Crocodile on the north dot can cage the Elephant at (62, 98) in the south-west
+    cage, with the aim that does it (found by the odds with a steady hand)."""
+    s = ZooSession(seed=5, seats=["person", "person"], odds_workers=1)
+    st = s.state
+    st.rail_rule = None
+    st.dice["E1"] = Die(1, "arena", 62.0, 98.0, 0.3, orientation_with_up("back"))
+    best = None
+    for direction in (-25.5, -24.5, -23.5):
+        for speed in (1.4, 1.6, 1.8):
+            o = flick_odds(st, f"flick C1 from N-dot face=back dir={direction} speed={speed}", AimNoise(1.5, 0.04),
+                           samples=12, workers=1)
+            score = o.extra_flick.value
+            if best is None or score > best[0]:
+                best = (score, direction, speed)
+    assert best is not None and best[0] >= 0.9
+    return s.save(), best[1], best[2]
+
+
+def test_a_caging_grants_the_extra_flick(page, serve_app, console_errors, tmp_path):
+    saved, direction, speed = caging_position()
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    file = tmp_path / "cage.json"
+    file.write_text(saved)
+    page.locator("input[type=file]").set_input_files(str(file))
+    until(lambda: "Battle loaded" in s.message and s.seats == ["person", "person"], page)
+    click(page, *za.bench_xy(0, 0))
+    until(lambda: s.die == "C1", page)
+    click(page, 150.0, 310.0)
+    until(lambda: s.spot == "N-dot", page)
+    page.get_by_role("button", name="back", exact=True).click()
+    until(lambda: s.face == "back", page)
+    drag(page, (150.0, 290.5), aim_vector(direction, speed, -90.0))
+    until(lambda: abs(s.direction - direction) < 0.6 and abs(s.speed - speed) < 0.03, page)
+    until(lambda: dash.odds is not None and dash.odds.flick == str(s.proposed_flick()), page)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: dash.animating, page)
+    until(lambda: not dash.animating, page)
+    assert s.state.dice["E1"].status == "caged"
+    assert s.state.phase == "extra" and s.state.to_move == 0
+    expect(page.locator(".prompt")).to_contain_text("an extra flick", timeout=WAIT * 1000)
+    expect(page.get_by_role("button", name="Pass the extra flick")).to_be_visible()
+    shot(page, "5_caged_extra_flick")
+    page.get_by_role("button", name="Pass the extra flick").click()
+    until(lambda: s.state.to_move == 1 and s.state.phase == "flick", page)
+    assert console_errors == []
+
+
+def test_two_tabs_play_independent_games(page, serve_app, console_errors):
+    url, pages = serve(serve_app)
+    first = open_game(page, url, pages)
+    other = page.context.new_page()
+    second = open_game(other, url, pages, count=2)
+    assert first.session is not second.session
+    second.bots = False
+    seed = other.get_by_label("Seed")
+    seed.fill("7")
+    seed.press("Enter")
+    until(lambda: second._seed_w.value == 7, other)
+    other.get_by_role("button", name="New game").click()
+    until(lambda: second.session.seed == 7, other)
+    expect(other.get_by_text("seed 7").first).to_be_visible(timeout=WAIT * 1000)
+    before = second.session.state.to_json()
+    page.bring_to_front()
+    click(page, *za.bench_xy(0, 2))
+    until(lambda: first.session.die == "C3", page)
+    drag(page, (150.0, 9.5), aim_vector(0.0, 1.0, 90.0))
+    until(lambda: first.session.proposal_problem() is None and abs(first.session.speed - 1.0) < 0.03, page,
+          message=lambda: first.session.message)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: len(first.session.log) >= 2, page)
+    assert second.session.state.to_json() == before and len(second.session.log) == 1
+    assert first.session.seed == 1
+    expect(page.get_by_text("seed 7")).to_have_count(0)
+    other.close()
+    assert console_errors == []

@@ -1,0 +1,128 @@
+"""The Kung-Fu Zoo dashboard without a browser: the page's gestures and buttons drive the session and the
+Bokeh sources follow (the browser tests drive the same code through real clicks and drags)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from helpers import Script, in_arena
+
+from apps import _zoo_arena as za
+from apps import zoo
+from engine.zoo.session import ZooSession
+
+
+def dashboard(**session: object) -> zoo.ZooDashboard:
+    s = ZooSession(**{"seed": 3, "seats": ["person", "person"], "odds_workers": 1, **session})
+    return zoo.ZooDashboard(session=s, background=False)
+
+
+def test_the_module_contract_and_a_new_session_per_page() -> None:
+    assert zoo.ORDER == 3 and zoo.TITLE == "Kung-Fu Zoo" and "\n" not in zoo.DESCRIPTION
+    a, b = zoo.create_app(), zoo.create_app()
+    assert a.dashboard.session is not b.dashboard.session
+    assert a.dashboard.session.seats == ["person", "bot"] and a.dashboard.session.odds_workers == 1
+
+
+def test_click_a_die_and_a_dot_drag_the_aim_and_commit() -> None:
+    d = dashboard()
+    s = d.session
+    assert d.tap(*za.bench_xy(0, 1)) and s.die == "C2"
+    assert d.tap(-10.0, 150.0) and s.spot == "W-dot"
+    assert d._src["launch"].data["x"] == [9.5] and d._src["dots"].data["x"]  # the die set on the dot
+    d.pan_start(9.5, 150.0)
+    assert d.pan_end(109.5, 150.0) and (s.direction, s.speed) == (0.0, 1.0)
+    aim = d._src["aim"].data
+    assert aim["x0"] == [9.5] and aim["x1"] == [pytest.approx(109.5)]  # the arrow: 10 cm a metre a second
+    assert not d._commit.disabled
+    assert d.commit()
+    assert not d.animating  # no browser: the flick is shown at once
+    row = d._src["dice"].data["id"].index("C2")
+    assert d._src["dice"].data["status"][row] == "arena" and d._src["dice"].data["x"][row] > 20
+    assert "P2 (Elephant) to make a flick" in d._status.object
+    assert "flick C2 from W-dot" in d._log.object["move"].iloc[0]
+
+
+def test_refusals_change_nothing_and_say_why() -> None:
+    d = dashboard()
+    s = d.session
+    before, version = s.state.to_json(), s.version
+    assert not d.tap(*za.bench_xy(1, 0)) and "belongs to" in s.message
+    assert not d.tap(150.0, 150.0)  # the empty floor
+    d.pan_start(10.0, 10.0)
+    assert not d.pan_end(10.1, 10.0) and "drag further" in s.message.lower()
+    d._load_file(type("E", (), {"new": b"not json"})())
+    assert "Could not load" in s.message and d._alert.alert_type == "danger"
+    assert s.state.to_json() == before and s.version == version
+    d._team_w[1].value = "crocodile"
+    assert not d.new_game() and "different team" in s.message
+    assert s.state.to_json() == before
+
+
+def test_a_rail_click_off_the_dot_takes_the_ambush_when_only_it_allows() -> None:
+    d = dashboard()
+    s = d.session
+    assert d.tap(*za.bench_xy(0, 0))
+    assert not d._src["bands"].data["left"]  # anywhere on a rail only with the Ambush: not shown until asked
+    assert d.use_ability() and s.use_ability_flag and d._src["bands"].data["left"]
+    assert d.tap(100.0, -10.0) and s.spot == "S@100.0" and s.use_ability_flag
+    assert s.proposal_problem() is None
+
+
+def test_an_opponent_knocked_out_is_placed_by_a_click(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = dashboard()
+    s = d.session
+    in_arena(s.state, dice=["E1"])
+    s.state.rail_rule = None
+    Script(monkeypatch).then(left={"E1": "N"})
+    assert s.choose_die("C1") and s.propose_flick(0.0, 1.0) and d.commit()
+    assert s.state.phase == "place" and "places E1 face-up" in s.message
+    assert not d.tap(30.0, 30.0) and "cage" in s.message  # over a cage: refused
+    assert d.tap(200.0, 210.0)
+    e1 = s.state.dice["E1"]
+    assert (e1.status, e1.x, e1.y, e1.face) == ("arena", 200.0, 210.0, "head")
+
+
+def test_the_heat_map_aims_and_the_odds_come_in_refined_steps() -> None:
+    d = dashboard()
+    s = d.session
+    assert s.choose_die("C1") and s.launch_spot("S-dot")
+    d.grid = s.odds_grid([-15.0, 0.0, 15.0], [0.8, 1.6], samples=2)
+    assert d.heat_tap(14.0, 1.55) and (s.direction, s.speed) == (15.0, 1.6)
+    seen = []
+    d._apply_odds = lambda job, odds, n, busy: seen.append((n, busy, odds))  # type: ignore[method-assign]
+    d._estimate(d._snapshot())
+    assert [n for n, _, _ in seen] == [0, 60, 170, 280, 390, 500]
+    assert [b for _, b, _ in seen][-1] is False
+    final = seen[-1][2]
+    assert final.summary() == s.odds(samples=500).summary()  # the same estimate as the session's own
+
+
+def test_new_game_from_the_controls_and_ability_buttons() -> None:
+    d = dashboard()
+    d._mode_w.value = "Points Battle"
+    d._players_w.value = 3
+    d._team_w[2].value = "zebra"
+    d._seed_w.value = 11
+    assert d.new_game()
+    s = d.session
+    assert (s.mode, s.players, s.seed, s.teams) == ("points", 3, 11, ["crocodile", "elephant", "zebra"])
+    assert "3-player Points Battle" in d._status.object and "not in play" in d._cards.object
+    d._mode_w.value = "Cage Battle"
+    d._players_w.value = 2
+    d._team_w[0].value = "zebra"
+    d._team_w[1].value = "gorilla"
+    assert d.new_game() and s.teams == ["zebra", "gorilla"]
+    assert d._ability_btn.label == "Use Dust Kick" and d._ability_target.options == ["P2"]
+    d._ability_target.value = "P2"
+    assert d.use_ability() and s.state.spent[0] and "spent this round" in d._cards.object
+
+
+def test_log_frame_and_alerts() -> None:
+    s = ZooSession(seed=3, seats=["person", "person"], odds_workers=1)
+    s.choose_die("C1")
+    s.propose_flick(0.0, 1.0)
+    s.commit_flick()
+    t = zoo.log_frame(s)
+    assert isinstance(t, pd.DataFrame) and list(t["#"]) == [1, 0]
+    assert zoo.alert_type("Could not load: x") == "danger" and zoo.alert_type("E1 caged in SW") == "success"
