@@ -57,7 +57,7 @@ def dice_data(session: ZooSession) -> dict[str, list[Any]]:
         cols["alpha"].append(0.25 if gone else 1.0)
         cols["label"].append(d + (f" {STATUS_WORDS[row['status']]}" if row["status"] in STATUS_WORDS and
                                   STATUS_WORDS[row["status"]] else ""))
-        cols["ly"].append(y + edge / 2 + 5.0 if row["status"] == "arena" else y - edge / 2 - 6.0)
+        cols["ly"].append(y + edge / 2 + 9.0 if row["status"] == "arena" else y - edge / 2 - 6.0)
         cols["status"].append(row["status"])
     return cols
 
@@ -172,7 +172,7 @@ def heat_data(grid: Any) -> dict[str, list[Any]]:
     h = (speeds[1] - speeds[0]) if len(speeds) > 1 else 0.2
     return {"direction": [float(v) for v in grid["direction"]], "speed": [float(v) for v in grid["speed"]],
             "p": [float(v) for v in grid["p_cage_opponent"]], "w": [w] * len(grid), "h": [h] * len(grid),
-            "text": [f"{100 * v:.0f}" for v in grid["p_cage_opponent"]]}
+            "text": [f"{100 * v:.0f}" if v > 0 else "" for v in grid["p_cage_opponent"]]}
 
 
 def edge() -> float:

@@ -807,12 +807,11 @@ class ZooDashboard(param.Parameterized):
         self._heat_src.data = za.heat_data(self.grid)
         g = self.grid
         if g is None:
-            title = "Chance of caging an opponent by aim: mapping…" if s.proposed_flick() else \
-                "Chance of caging an opponent by aim"
+            title = "Caging odds by aim: mapping…" if s.proposed_flick() else "Caging odds by aim"
         elif float(g["p_cage_opponent"].max()) == 0.0:
-            title = f"No aim cages an opponent here ({GRID_SAMPLES} flicks a cell); click a cell to aim there"
+            title = f"Caging odds by aim: no aim cages here ({GRID_SAMPLES} flicks a cell)"
         else:
-            title = f"Chance of caging an opponent, % ({GRID_SAMPLES} flicks a cell): click a cell to aim there"
+            title = f"Caging odds by aim, % ({GRID_SAMPLES} flicks a cell): click to aim"
         self._heat.title.text = title
         if s.spot == "here":
             self._heat.x_range.update(start=-15, end=345)

@@ -551,6 +551,7 @@ class ZooSession(param.Parameterized):
         self.die = allowed[0] if allowed else ""
         self.spot = "S-dot"
         self.use_ability_flag = False
+        self.direction, self.speed = 0.0, 1.2  # a new flick starts from a fresh aim, not the last one
 
     def _proposal_hint(self) -> str:
         problem = self.proposal_problem()

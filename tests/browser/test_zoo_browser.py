@@ -64,13 +64,24 @@ def click(page, x, y):
     page.mouse.click(*to_page(page, x, y, "arena"))
 
 
-def drag(page, start, vector):
+LIVE_ARROW = """() => [...Bokeh.index.all_views()].some(v => v.model.name === 'arena' && v.model.renderers.some(r => {
+  const d = r.data_source ? r.data_source.data : null;
+  const x1 = d ? (d instanceof Map ? d.get('x1') : d['x1']) : null;
+  return x1 && x1.length == 1 && !('x2' in (d instanceof Map ? Object.fromEntries(d) : d)) && Number.isFinite(x1[0]);
+}))"""
+
+
+def drag(page, start, vector, shot_name=None):
+    """A real mouse drag on the arena; ``shot_name``: a screenshot before the release (the live arrow)."""
     page.wait_for_timeout(400)  # a press right after a click would be read as part of a double tap
     (x0, y0) = to_page(page, *start, "arena")
     (x1, y1) = to_page(page, start[0] + vector[0], start[1] + vector[1], "arena")
     page.mouse.move(x0, y0)
     page.mouse.down()
     page.mouse.move(x1, y1, steps=12)
+    if shot_name:
+        page.wait_for_function(LIVE_ARROW, timeout=WAIT * 1000)  # drawn in the browser while dragging
+        shot(page, shot_name)
     page.mouse.up()
 
 
@@ -93,7 +104,7 @@ def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, con
     page.get_by_role("button", name="back", exact=True).click()
     until(lambda: s.face == "back", page)
     expect(page.locator(".bk-Canvas").first).to_be_visible()
-    drag(page, (9.5, 150.0), aim_vector(8.0, 1.3, 0.0))
+    drag(page, (9.5, 150.0), aim_vector(8.0, 1.3, 0.0), shot_name="2a_dragging")
     released = time.perf_counter()
     until(lambda: s.proposed_flick() is not None and abs(s.direction - 8.0) < 1.0 and abs(s.speed - 1.3) < 0.03, page)
     until(lambda: dash.odds is not None and dash.odds.flick == str(s.proposed_flick()), page)
