@@ -16,16 +16,17 @@ from engine.zoo.session import DRAG_MM_PER_M_S, ZooSession
 
 TEAM_COLOURS = {"crocodile": "#15803d", "elephant": "#2563eb", "gorilla": "#b45309", "zebra": "#334155"}
 FACE_LETTERS = {"head": "H", "tail": "T", "left": "L", "right": "R", "back": "B", "feet": "F"}
-BENCH_Y = -50.0
-BENCH_LABEL_Y = -74.0
+BENCH_Y = -48.0
+BENCH_LABEL_Y = -88.0
 X_RANGE = (-25.0, 325.0)
-Y_RANGE = (-85.0, 325.0)
-STATUS_WORDS = {"hand": "", "reserve": "reserve", "caged": "caged", "out": "out", "unused": "unused"}
+Y_RANGE = (-96.0, 325.0)
+STATUS_WORDS = {"hand": "", "reserve": "reserve", "caged": "caged", "out": "out", "unused": "unused",
+                "arena": ""}
 
 
 def bench_xy(player: int, k: int) -> tuple[float, float]:
     """Where die number ``k`` (0-3) of ``player`` sits on the bench below the arena."""
-    return -14.0 + 87.5 * player + 21.0 * k + 10.0, BENCH_Y
+    return -13.0 + 87.0 * player + 20.0 * k, BENCH_Y
 
 
 def dice_data(session: ZooSession) -> dict[str, list[Any]]:
@@ -33,7 +34,7 @@ def dice_data(session: ZooSession) -> dict[str, list[Any]]:
     view = session.arena_view()
     edge = view["edge"]
     cols: dict[str, list[Any]] = {k: [] for k in ("id", "x", "y", "angle", "fill", "face", "line", "width", "hatch",
-                                                  "alpha", "label", "ly", "status")}
+                                                  "alpha", "label", "ly", "note", "ny", "status")}
     flickable = set(session.state.flickable()) if session.state.phase in ("flick", "extra") else set()
     for row in view["dice"]:
         d = row["id"]
@@ -55,16 +56,17 @@ def dice_data(session: ZooSession) -> dict[str, list[Any]]:
         cols["width"].append(3.0 if stunned or d in flickable else 1.0)
         cols["hatch"].append("x" if stunned else " ")
         cols["alpha"].append(0.25 if gone else 1.0)
-        cols["label"].append(d + (f" {STATUS_WORDS[row['status']]}" if row["status"] in STATUS_WORDS and
-                                  STATUS_WORDS[row["status"]] else ""))
+        cols["label"].append(d)
         cols["ly"].append(y + edge / 2 + 9.0 if row["status"] == "arena" else y - edge / 2 - 6.0)
+        cols["note"].append(STATUS_WORDS.get(row["status"], ""))
+        cols["ny"].append(y - edge / 2 - 15.0)
         cols["status"].append(row["status"])
     return cols
 
 
 def bench_labels(session: ZooSession) -> dict[str, list[Any]]:
     g = session.state.game
-    xs = [bench_xy(q, 0)[0] + 31.5 for q in range(g.players)]
+    xs = [bench_xy(q, 0)[0] + 30.0 for q in range(g.players)]
     who = [f"{g.player_name(q)} · {session.seats[q]}" for q in range(g.players)]
     return {"x": xs, "y": [BENCH_LABEL_Y] * g.players, "text": who,
             "colour": [TEAM_COLOURS[t] for t in g.teams]}

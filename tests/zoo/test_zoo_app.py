@@ -92,7 +92,7 @@ def test_the_heat_map_aims_and_the_odds_come_in_refined_steps() -> None:
     seen = []
     d._apply_odds = lambda job, odds, n, busy: seen.append((n, busy, odds))  # type: ignore[method-assign]
     d._estimate(d._snapshot())
-    assert [n for n, _, _ in seen] == [0, 60, 170, 280, 390, 500]
+    assert [n for n, _, _ in seen] == [0, 50, 140, 230, 320, 410, 500]
     assert [b for _, b, _ in seen][-1] is False
     final = seen[-1][2]
     assert final.summary() == s.odds(samples=500).summary()  # the same estimate as the session's own
