@@ -102,15 +102,17 @@ def spots_data(session: ZooSession) -> dict[str, dict[str, list[Any]]]:
 def launch_data(session: ZooSession) -> dict[str, list[Any]]:
     """The chosen die set on its spot (a dashed ghost die with the face it is set on)."""
     flick = session.proposed_flick()
-    empty: dict[str, list[Any]] = {"x": [], "y": [], "angle": [], "face": []}
+    empty: dict[str, list[Any]] = {"x": [], "y": [], "angle": [], "face": [], "preview": []}
     if flick is None or session.proposal_problem(ignore_aim=True) is not None:
         return empty
+    preview = [1.0 if session.aim_preview() else 0.0]  # eyes closed (Dust Kick): no arrow, not even while dragging
     if flick.rail == "here":
         die = session.state.dice[flick.die]
-        return {"x": [die.x], "y": [die.y], "angle": [die.angle], "face": [FACE_LETTERS[die.face]]}
+        return {"x": [die.x], "y": [die.y], "angle": [die.angle], "face": [FACE_LETTERS[die.face]],
+                "preview": preview}
     along = arena().size / 2 if flick.along is None else flick.along
     x, y, normal = launch_point(flick.rail, along)
-    return {"x": [x], "y": [y], "angle": [normal], "face": [FACE_LETTERS[flick.face or "head"]]}
+    return {"x": [x], "y": [y], "angle": [normal], "face": [FACE_LETTERS[flick.face or "head"]], "preview": preview}
 
 
 def aim_data(session: ZooSession) -> dict[str, list[Any]]:

@@ -108,7 +108,7 @@ DRAG_START_JS = "drag._zoo_start = [cb_obj.x, cb_obj.y];"
 DRAG_MOVE_JS = """
 const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
 const st = drag._zoo_start, lx = get(launch, 'x');
-if (!st || !lx || lx.length == 0) { return; }
+if (!st || !lx || lx.length == 0 || get(launch, 'preview')[0] == 0) { return; }
 const x0 = lx[0], y0 = get(launch, 'y')[0];
 get(drag, 'x0')[0] = x0; get(drag, 'y0')[0] = y0;
 get(drag, 'x1')[0] = x0 + cb_obj.x - st[0]; get(drag, 'y1')[0] = y0 + cb_obj.y - st[1];
@@ -320,7 +320,7 @@ class ZooDashboard(param.Parameterized):
             "dice": za.dice_data(self.session),
             "labels": za.bench_labels(self.session),
             "sel": {"x": [], "y": [], "angle": []},
-            "launch": {"x": [], "y": [], "angle": [], "face": []},
+            "launch": {"x": [], "y": [], "angle": [], "face": [], "preview": []},
             "aim": {k: [] for k in ("x0", "y0", "x1", "y1", "x2", "y2", "angle")},
             "drag": {k: [float("nan")] for k in ("x0", "y0", "x1", "y1")},
             "anim": {k: [] for k in ("id", "x", "y", "angle", "face", "fill", "alpha")},
@@ -465,7 +465,8 @@ class ZooDashboard(param.Parameterized):
             "**Click** one of your dice (yellow frame: may be flicked) or a green spot on a rail; **drag** on the "
             "arena in the direction of the flick (the length sets the speed: 10 cm a metre a second), then "
             "**Commit**. Letters: **H**ead (face-up) **B**ack **L**eft/**R**ight side **T**ail **F**eet "
-            "(stunned, hatched red). To place an ejected die, click where it goes.",
+            "(stunned, hatched red). To place an ejected die, click where it goes. *Dimensions, physics and two "
+            "abilities are our design (see Game).*",
             styles={"font-size": "12px"}, margin=(0, 6), sizing_mode="stretch_width")
         arena_box = _box("The arena (top view, to scale)", pn.pane.Bokeh(self._fig), help_text,
                          pn.Row(self._die_w, self._spot_w, self._dir_w, self._speed_w),

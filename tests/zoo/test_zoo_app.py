@@ -116,6 +116,12 @@ def test_new_game_from_the_controls_and_ability_buttons() -> None:
     assert d._ability_btn.label == "Use Dust Kick" and d._ability_target.options == ["P2"]
     d._ability_target.value = "P2"
     assert d.use_ability() and s.state.spent[0] and "spent this round" in d._cards.object
+    assert s.choose_die("Z1") and s.propose_flick(0.0, 1.0) and d.commit()
+    # P2 had dirt kicked in the face: a spot and an aim, but no arrow (not even while dragging) and no odds.
+    assert s.state.to_move == 1 and s.choose_die("G1") and s.propose_flick(10.0, 1.0)
+    assert d._src["launch"].data["preview"] == [0.0] and d._src["aim"].data["x0"] == []
+    assert "Eyes closed" in d._odds_pane.object
+    assert d._snapshot()["flick"] is None  # nothing to estimate
 
 
 def test_log_frame_and_alerts() -> None:
