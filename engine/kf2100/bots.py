@@ -35,6 +35,8 @@ from engine.kf2100.actions import (
 )
 from engine.kf2100.data import CHIT_TECHNIQUES
 
+MELEE = (*CHIT_TECHNIQUES, "weapon")
+
 TERMINATORS, CLONE_MASTER = 0, 1
 TARGET_VALUE = {"clone_master": 6.0, "jelly": 2.0, "armed_technician": 1.5, "constabulary": 1.5,
                 "unarmed_technician": 1.0, "servant": 1.0, "terminator": 3.0}
@@ -100,6 +102,8 @@ class HeuristicBot(Policy):
         if isinstance(a, Activate):
             return ctx.activation_value(a.figure)
         if isinstance(a, Chits):
+            if self.player == CLONE_MASTER:
+                return ctx.cm_chits_value(a, self.solo)
             pref = ctx.chit_pref(a.figure, self.solo)
             return sum(pref.get(c, 0.0) for c in a.chits)
         if isinstance(a, Lead):
@@ -156,7 +160,11 @@ class _Context:
             eq = self.equipment_squares()
             foes = [f["pos"] for f in self.enemies(("active", "unconscious"))]
             hidden = [self.board.square(x) for x in self.view["face_down"]]
-            self._objectives = (cm + eq) or foes or hidden
+            if not cm and not eq and hidden and "CM" not in self.figs:
+                # The Clone Master has never shown himself: he is one of the face-down counters. Go and look.
+                self._objectives = hidden
+            else:
+                self._objectives = (cm + eq) or foes or hidden
         return self._objectives
 
     def unclaimed(self, fid: str) -> list[int]:
@@ -186,7 +194,8 @@ class _Context:
     # --- moves ---------------------------------------------------------------------------------------
     def move_gain(self, a: Move) -> float:
         f = self.figs[a.figure]
-        if f["mp"] < self.full_move(f):
+        bonus = self.player == CLONE_MASTER and a.figure == "CM" and self.view["bonus_mp"] > 0
+        if f["mp"] < self.full_move(f) and not bonus:
             return -1.0  # each figure moves once a phase: keeps the bot's turns short
         to = self.board.square(a.square)
         here = f["pos"] if f["pos"] >= 0 else self.board.entry_squares.get(f["entry"], -1)
@@ -210,52 +219,225 @@ class _Context:
     def clone_square_value(self, f: dict[str, Any], sq: int) -> float:
         if sq < 0:
             return -50.0
-        terms = [t["pos"] for t in self.enemies(("active",))]
         kind = f["kind"]
-        if not terms:
+        if kind == "clone_master":
+            return self.cm_safety(sq)
+        if not self.t_active() and not self.t_down():
             return 0.0
-        d = self.nearest(sq, terms)
-        if kind == "jelly":
-            down = [t["pos"] for t in self.enemies(("unconscious",))]
-            finish = 2.0 if any(self.board.adjacent(sq, t) for t in down) else 0.0  # strike the helpless
-            return -min(d, self.nearest(sq, down) if down else 99) + finish
+        if kind == "jelly" and self.fig_chits(f) > 0:
+            return self.jelly_value(f, sq)
         if f["weapon"] in ("gun", "spikes"):
-            unlimited = kind == "constabulary"
-            shot = any(self.board.in_missile_range(sq, t, 2, 1, unlimited) for t in terms)
-            adjacent = any(self.board.adjacent(sq, t) for t in terms)
-            if kind == "clone_master":
-                return d - (4.0 if adjacent else 0.0)  # the Clone Master keeps away
-            return (4.0 if shot else 0.0) - (3.0 if adjacent else 0.0) - 0.2 * d
-        # Servants and unarmed Technicians mass around the vital equipment.
+            return self.shooter_value(f, sq)
+        return self.untrained_value(f, sq)
+
+    # --- the Clone Master's side: what it knows, digested once a decision -----------------------------
+    def t_active(self) -> list[dict[str, Any]]:
+        if not hasattr(self, "_t_active"):
+            self._t_active = [t for t in self.enemies(("active",))] if self.player == CLONE_MASTER else []
+        return self._t_active
+
+    def t_down(self) -> list[int]:
+        if not hasattr(self, "_t_down"):
+            self._t_down = [t["pos"] for t in self.enemies(("unconscious",))] if self.player == CLONE_MASTER else []
+        return self._t_down
+
+    def taken(self) -> set[int]:
+        if not hasattr(self, "_taken"):
+            self._taken = set(self.state.occupied())
+        return self._taken
+
+    def own(self) -> list[dict[str, Any]]:
+        if not hasattr(self, "_own"):
+            self._own = [g for g in self.figs.values() if g["kind"] != "terminator" and g["status"] == "active"
+                         and g["pos"] >= 0]
+        return self._own
+
+    @staticmethod
+    def t_chits(t: dict[str, Any]) -> int:
+        """Chits a Terminator brings to a combat: 3, or fewer when few combat levels are left."""
+        return min(3, sum(t["levels"][:4]))
+
+    def fig_chits(self, g: dict[str, Any]) -> int:
+        if g["kind"] == "terminator":
+            return self.t_chits(g)
+        n = self.game.book.units.types[g["kind"]].chits
+        return min(n, sum(g["levels"][:4]) + (1 if g["weapon"] else 0))
+
+    def reach(self, g: dict[str, Any]) -> dict[int, tuple[int, int]]:
+        """Squares an own figure could reach with its full move (cached per decision)."""
+        cache = self.__dict__.setdefault("_reach", {})
+        if g["id"] not in cache:
+            monkey = g["kind"] == "jelly" and g["levels"][3] > 0
+            door_open = self.view["door_broken"] or g["kind"] == "constabulary"
+            cache[g["id"]] = self.board.reachable(g["pos"], self.full_move(g), monkey, door_open)
+        return cache[g["id"]]
+
+    def unmoved(self, g: dict[str, Any]) -> bool:
+        return g["face_up"] and g["mp"] >= self.full_move(g) and self.view["phase"] == "cm_move"
+
+    def t_group_chits(self, sq: int, adjacent: list[dict[str, Any]]) -> float:
+        """Terminator chits a figure on ``sq`` would face: the Terminators it touches, and half of any
+        other Terminator close enough to be drawn into the same combat."""
+        own = sum(self.t_chits(t) for t in adjacent)
+        ids = {t["id"] for t in adjacent}
+        near = sum(self.t_chits(t) for t in self.t_active() if t["id"] not in ids
+                   and any(self.dist(t["pos"], a["pos"]) <= 2 for a in adjacent))
+        return own + 0.5 * near
+
+    def support(self, f: dict[str, Any], sq: int, t: dict[str, Any]) -> float:
+        """Clone Master chits that would face Terminator ``t`` if ``f`` moved to ``sq``: ``f``, the Jellies
+        and shooters already on him, and the unmoved Jellies that could still reach a free square next to him."""
+        tp = t["pos"]
+        taken = self.taken() - {f["pos"]}
+        free = [n for n in self.board.neighbours[tp] if n != sq and n not in taken and self.board.is_floor(n)]
+        total = float(self.fig_chits(f))
+        potential = []
+        for g in self.own():
+            if g["id"] == f["id"] or not g["face_up"]:
+                continue
+            if g["kind"] == "jelly":
+                c = self.fig_chits(g)
+                if c == 0:
+                    continue
+                if self.board.adjacent(g["pos"], tp):
+                    total += c
+                elif self.unmoved(g) and free:
+                    tree = self.reach(g)
+                    if any(n in tree for n in free):
+                        potential.append(c)
+            elif g["weapon"] in ("gun", "spikes") and g["kind"] != "clone_master":
+                if self.board.in_missile_range(g["pos"], tp, 2, 1, g["kind"] == "constabulary"):
+                    total += 0.7
+        potential.sort(reverse=True)
+        return total + sum(potential[:len(free)])
+
+    def jelly_value(self, f: dict[str, Any], sq: int) -> float:
+        """Jellies gang up: next to a Terminator only when the Clone Master's chits there outnumber his;
+        otherwise they wait nearby, together, to strike next time. Helpless Terminators are finished off."""
+        v = 0.0
+        if any(self.board.adjacent(sq, d) for d in self.t_down()):
+            v += 8.0
+        act = self.t_active()
+        if not act:
+            return v - 0.3 * self.nearest(sq, self.t_down())
+        adjacent = [t for t in act if self.board.adjacent(sq, t["pos"])]
+        if adjacent:
+            faced = self.t_group_chits(sq, adjacent)
+            if len(adjacent) == 1:
+                sup = self.support(f, sq, adjacent[0])
+            else:
+                sup = sum(self.support(f, sq, t) for t in adjacent) - (len(adjacent) - 1) * self.fig_chits(f)
+            margin = sup - faced
+            hurt = sum(7 - sum(t["levels"]) for t in adjacent) / len(adjacent)
+            if faced == 0:
+                v += 7.0
+            elif margin >= 1:
+                v += 4.0 + min(margin, 3.0) + 0.3 * hurt
+            else:
+                v -= 2.0 - margin
+            return v
+        d = self.nearest(sq, [t["pos"] for t in act])
+        mates = [g["pos"] for g in self.own() if g["kind"] == "jelly" and g["face_up"] and g["id"] != f["id"]]
+        cohesion = min(self.nearest(sq, mates), 8) if mates else 0
+        return v - 0.4 * abs(d - 3) - 0.15 * cohesion
+
+    def shooter_value(self, f: dict[str, Any], sq: int) -> float:
+        """Shooters keep out of reach with a target in range (range 2 orthogonal, 1 diagonal)."""
+        unlimited = f["kind"] == "constabulary"
+        v = 0.0
+        if any(self.board.in_missile_range(sq, d, 2, 1, unlimited) for d in self.t_down()):
+            v += 5.0
+        act = self.t_active()
+        if not act:
+            return v - 0.2 * self.nearest(sq, self.t_down())
+        in_range = [t for t in act if self.board.in_missile_range(sq, t["pos"], 2, 1, unlimited)]
+        if in_range:
+            v += 3.0
+            jellies = [g["pos"] for g in self.own() if g["kind"] == "jelly" and g["face_up"]]
+            if any(self.board.adjacent(j, t["pos"]) for t in in_range for j in jellies):
+                v += 1.0  # a chit more in a combat the Jellies fight
+        if any(self.board.adjacent(sq, t["pos"]) for t in act):
+            v -= 5.0
+        d = self.nearest(sq, [t["pos"] for t in act])
+        if d <= 3:
+            v -= 0.5 * (4 - d)  # not where a Terminator steps next to us at once
+        return v - 0.15 * d
+
+    def untrained_value(self, f: dict[str, Any], sq: int) -> float:
+        """Servants and unarmed Technicians stand round the vital equipment (a Terminator must fight through
+        them to reach it), mob a Terminator they can hurt (an untrained attack hits on a d6 at or below the
+        number adjacent), and finish a helpless one."""
+        v = 0.0
+        down_adj = [d for d in self.t_down() if self.board.adjacent(sq, d)]
+        if down_adj:
+            v += 6.0
         eq = self.equipment_squares()
-        near_eq = any(self.board.adjacent(sq, e) for e in eq)
-        # ... and mob a Terminator who is at the equipment (an untrained attack needs numbers).
-        raiders = [t for t in terms if any(self.board.adjacent(t, e) for e in eq)]
-        mob = 2.0 * sum(1 for t in raiders if self.board.adjacent(sq, t))
-        return (3.0 if near_eq else 0.0) + mob - 0.3 * self.nearest(sq, eq)
+        act = self.t_active()
+        tpos = [t["pos"] for t in act]
+        adjacent = [t for t in act if self.board.adjacent(sq, t["pos"])]
+        if adjacent:
+            t = adjacent[0]
+            mob = sum(1 for g in self.own() if g["id"] != f["id"] and self.board.adjacent(g["pos"], t["pos"])
+                      and g["face_up"] and (self.game.book.units.types[g["kind"]].untrained
+                                            or (g["kind"] == "jelly" and self.fig_chits(g) == 0)))
+            jellies = sum(1 for g in self.own() if g["kind"] == "jelly" and g["face_up"] and self.fig_chits(g)
+                          and self.board.adjacent(g["pos"], t["pos"]))
+            v += 0.8 * (mob + 1) + (1.5 if jellies else 0.0) + (2.5 if self.t_chits(t) == 0 else 0.0) - 1.5
+            if len(adjacent) > 1:
+                v -= 1.0
+        if eq:
+            if any(self.board.adjacent(sq, e) for e in eq):
+                threatened = tpos and self.nearest(sq, tpos) <= 8
+                v += 2.5 + (1.0 if threatened else 0.0)
+            v -= 0.3 * self.nearest(sq, eq)
+        elif tpos:
+            v -= 0.2 * self.nearest(sq, tpos)
+        return v
+
+    def cm_safety(self, sq: int) -> float:
+        """The Clone Master never fights: as far from the Terminators as he can get, off their way to the
+        equipment, in a corner his own people close off."""
+        act = [t["pos"] for t in self.enemies(("active", "waiting")) if t["pos"] >= 0]
+        if not act:
+            return 0.0
+        d = min(self.nearest(sq, act), 20)
+        v = float(d)
+        if d <= 1:
+            v -= 10.0
+        eq = self.equipment_squares()
+        if eq and self.nearest(sq, eq) <= 2:
+            v -= 2.0
+        taken = self.taken() - {self.figs["CM"]["pos"]}
+        closed = sum(1 for n in self.board.neighbours[sq] if not self.board.is_floor(n) or n in taken)
+        return v + 0.5 * closed
 
     def place_value(self, a: Place) -> float:
-        """Set-up: the Clone Master far from the ways in, Jellies between them and the equipment,
-        everyone else beside the equipment."""
+        """Set-up: the Clone Master hidden far from the ways in and from the equipment (the Terminators must
+        find him to win), Jellies near the equipment to gang up on the raiders, everyone else on the
+        squares round the equipment (face down, they still block them)."""
         sq = self.board.square(a.square)
         entries = list(self.board.entry_squares.values())
         kind = self.figs[a.figure]["kind"]
-        if kind == "clone_master":
-            room = self.board.room(sq)
-            hideout = room is not None and not self.board.lair.rooms[room].initials  # a corridor
-            return self.nearest(sq, entries) + (2.0 if hideout else 0.0)
         eq = self.equipment_squares()
+        if kind == "clone_master":
+            closed = sum(1 for n in self.board.neighbours[sq] if not self.board.is_floor(n))
+            return self.nearest(sq, entries) + self.nearest(sq, eq) + 0.5 * closed
+        cm = self.figs["CM"]["pos"]
+        penalty = 0.0
+        if cm >= 0 and self.board.room(sq) == self.board.room(cm):
+            penalty = 20.0  # nobody draws the Terminators to the Clone Master's hiding place
         taken = {f["pos"] for f in self.figs.values() if f["pos"] >= 0}
         crowd = sum(1 for nb in self.board.neighbours[sq] if nb in taken)
         if kind == "jelly":
-            return -abs(self.nearest(sq, entries) - 8) - crowd
-        return -self.nearest(sq, eq) - 0.5 * crowd
+            return -abs(self.nearest(sq, eq) - 3) - 0.3 * crowd - penalty
+        block = 2.0 if any(self.board.adjacent(sq, e) for e in eq) else 0.0
+        return block - self.nearest(sq, eq) - 0.5 * crowd - penalty
 
     def activation_value(self, fid: str) -> float:
         f = self.figs[fid]
         terms = [t["pos"] for t in self.enemies(("active", "waiting")) if t["pos"] >= 0]
         if f["kind"] == "clone_master":
-            return 0.5 if terms and self.nearest(f["pos"], terms) <= 6 else -1.0
+            return -1.0  # hidden he is safe: he shows himself only when a Terminator walks into his room
         return 1.0 + (1.0 / (1 + self.nearest(f["pos"], terms)) if terms else 0.0)
 
     # --- combat ----------------------------------------------------------------------------------------
@@ -289,6 +471,8 @@ class _Context:
         return TARGET_VALUE.get(g["kind"], 1.0)
 
     def attack_value(self, a: Attack) -> float:
+        if self.player == CLONE_MASTER:
+            return self.cm_attack_value(a)
         combat = self.view["combat"] or {}
         enemy_chits = sum(v if isinstance(v, int) else len(v) for k, v in combat.get("chits", {}).items()
                           if k in self.figs and (self.figs[k]["kind"] == "terminator") != (self.player == 0))
@@ -297,6 +481,8 @@ class _Context:
         return p * self.target_value(a.target)
 
     def answer_value(self, a: Answer, solo: bool) -> float:
+        if self.player == CLONE_MASTER:
+            return self.cm_answer_value(a, solo)
         combat = self.view["combat"] or {}
         attack = combat.get("attack")
         if not attack:
@@ -309,6 +495,86 @@ class _Context:
         # The answer becomes the next attack: its worth as one.
         follow = self.scores.get(a.chit, 0.0) * 0.3
         if solo and self.figs[a.figure]["kind"] == "jelly" and a.chit in ("fist", "kick", "weapon"):
+            follow += 0.3
+        return protect + follow
+
+    # --- combat, the Clone Master's side: every chit weighed on the CRT ---------------------------------
+    def combat_terminators(self) -> list[dict[str, Any]]:
+        combat = self.view["combat"] or {}
+        return [self.figs[m] for m in combat.get("members", []) if m in self.figs
+                and self.figs[m]["kind"] == "terminator" and self.figs[m]["status"] == "active"]
+
+    def t_columns(self, t: dict[str, Any]) -> list[tuple[str, int]]:
+        """A Terminator's techniques with the levels he has in them (his possible chits)."""
+        return [(c, t["levels"][i]) for i, c in enumerate(CHIT_TECHNIQUES) if t["levels"][i] > 0]
+
+    def p_attack(self, chit: str, t: dict[str, Any], answered: float = 0.7) -> float:
+        """Hit chance of ``chit`` on Terminator ``t``: he answers (with the chit of his that hurts it most,
+        half the time, else one of his techniques as picked) or he is read on None."""
+        cols = self.t_columns(t)
+        if not cols:
+            return self.crt[chit]["none"] / 6
+        best = min(self.crt[chit][c] for c, _ in cols)
+        mean = sum(self.crt[chit][c] * k for c, k in cols) / sum(k for _, k in cols)
+        return (answered * (best + mean) / 2 + (1 - answered) * self.crt[chit]["none"]) / 6
+
+    def p_defend(self, chit: str, t: dict[str, Any]) -> float:
+        """How much ``chit`` as our figure's own answer cuts the hit chance of ``t``'s attacks."""
+        col = answer_column(chit)
+        cols = self.t_columns(t) or [("fist", 1)]
+        return sum((self.crt[c]["none"] - self.crt[c][col]) * k for c, k in cols) / sum(k for _, k in cols) / 6
+
+    def cm_chits_value(self, a: Chits, solo: bool) -> float:
+        terms = self.combat_terminators()
+        if not terms:
+            return sum(self.scores.get(c, 0.0) for c in a.chits)
+        f = self.figs[a.figure]
+        total = 0.0
+        for c in a.chits:
+            reach = [t for t in terms if (self.board.adjacent(f["pos"], t["pos"]) if c in MELEE else
+                                          self.board.in_missile_range(f["pos"], t["pos"], 2, 1,
+                                                                      f["kind"] == "constabulary"))]
+            attack = max((self.p_attack(c, t) for t in reach), default=0.0)
+            defend = sum(self.p_defend(c, t) for t in terms) / len(terms)
+            total += attack + 0.8 * defend
+            if solo and f["kind"] == "jelly" and c in ("fist", "kick", "weapon", "spikes"):
+                total += 0.5
+        return total + 0.05 * len(set(a.chits))
+
+    def t_left(self, tid: str) -> int:
+        combat = self.view["combat"] or {}
+        v = combat.get("chits", {}).get(tid, 0)
+        return v if isinstance(v, int) else len(v)
+
+    def cm_attack_value(self, a: Attack) -> float:
+        g = self.figs.get(a.target)
+        if g is None:
+            return 0.0
+        if g["status"] == "unconscious":
+            return 10.0 * self.crt[a.chit]["none"] / 6  # a hit kills him
+        p = self.p_attack(a.chit, g, 0.85 if self.t_left(a.target) else 0.0)
+        hurt = 7 - sum(g["levels"])
+        return p * (3.0 + 0.3 * hurt + (2.0 if self.t_chits(g) <= 1 else 0.0))
+
+    def cm_answer_value(self, a: Answer, solo: bool) -> float:
+        combat = self.view["combat"] or {}
+        attack = combat.get("attack")
+        if not attack:
+            return 0.0
+        _, chit, target = attack
+        protect = 0.0
+        if a.figure == target:
+            p = self.crt[chit][answer_column(a.chit)] / 6
+            value = {"clone_master": 20.0, "jelly": 2.5}.get(self.figs[target]["kind"], 1.0)
+            protect = (self.crt[chit]["none"] / 6 - p) * value
+        # The answer becomes that figure's next attack: its worth as one.
+        f = self.figs[a.figure]
+        terms = self.combat_terminators()
+        reach = [t for t in terms if (self.board.adjacent(f["pos"], t["pos"]) if a.chit in MELEE else
+                                      self.board.in_missile_range(f["pos"], t["pos"], 2, 1,
+                                                                  f["kind"] == "constabulary"))]
+        follow = 0.5 * max((self.p_attack(a.chit, t) * 3.0 for t in reach), default=0.0)
+        if solo and f["kind"] == "jelly" and a.chit in ("fist", "kick", "weapon"):
             follow += 0.3
         return protect + follow
 
