@@ -26,7 +26,7 @@ STATUS_WORDS = {"hand": "", "reserve": "reserve", "caged": "caged", "out": "out"
 
 def bench_xy(player: int, k: int) -> tuple[float, float]:
     """Where die number ``k`` (0-3) of ``player`` sits on the bench below the arena."""
-    return -13.0 + 87.0 * player + 20.0 * k, BENCH_Y
+    return -10.0 + 87.0 * player + 20.0 * k, BENCH_Y
 
 
 def dice_data(session: ZooSession) -> dict[str, list[Any]]:

@@ -22,6 +22,9 @@ def test_the_module_contract_and_a_new_session_per_page() -> None:
     a, b = zoo.create_app(), zoo.create_app()
     assert a.dashboard.session is not b.dashboard.session
     assert a.dashboard.session.seats == ["person", "bot"] and a.dashboard.session.odds_workers == 1
+    # Outside a server the odds of the opening aim are worked out at once, on the worker thread.
+    assert a.dashboard.wait_idle(120) and b.dashboard.wait_idle(120)  # (and none is left running for later tests)
+    assert a.dashboard.odds is not None and a.dashboard.odds.samples == 500 and a.dashboard.grid is not None
 
 
 def test_click_a_die_and_a_dot_drag_the_aim_and_commit() -> None:
@@ -132,3 +135,34 @@ def test_log_frame_and_alerts() -> None:
     t = zoo.log_frame(s)
     assert isinstance(t, pd.DataFrame) and list(t["#"]) == [1, 0]
     assert zoo.alert_type("Could not load: x") == "danger" and zoo.alert_type("E1 caged in SW") == "success"
+
+
+def test_trunk_shot_aims_from_where_the_elephant_lies() -> None:
+    d = dashboard(teams=["elephant", "crocodile"])
+    s = d.session
+    in_arena(s.state, dice=["E1", "E2", "E3", "E4", "C1"])
+    s.state.rail_rule = None
+    assert s.choose_die("E1")
+    assert d.use_ability() and s.spot == "here" and s.use_ability_flag
+    e1 = s.state.dice["E1"]
+    assert d._src["launch"].data["x"] == [e1.x]
+    d.pan_start(0.0, 0.0)
+    assert d.pan_end(0.0, -100.0) and (s.direction, s.speed) == (270.0, 1.0)  # an absolute heading: south
+    assert d.commit() and s.state.spent[0] and "Trunk Shot" in zoo.cards_html(s) and "spent" in d._cards.object
+
+
+def test_the_loser_of_a_round_chooses_who_starts_with_a_button(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = dashboard()
+    s = d.session
+    st = s.state
+    in_arena(st, dice=["C1", "E1"])
+    for e in ("E2", "E3", "E4"):
+        st.dice[e].status = "caged"
+    st.rail_rule = None
+    Script(monkeypatch).then(caged={"E1": "SW"})
+    assert s.choose_die("C2") and s.propose_flick(0.0, 1.0) and d.commit()
+    assert st.phase == "first" and st.to_move == 1 and st.wins == [1, 0]
+    buttons = d._first.objects
+    assert [b.label for b in buttons] == ["P1 (Crocodile) starts", "P2 (Elephant) starts"]
+    buttons[1].clicks += 1
+    assert st.phase == "flick" and st.round_no == 2 and st.to_move == 1
