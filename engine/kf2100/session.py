@@ -226,6 +226,10 @@ class KungFuSession(param.Parameterized):
         self._refresh(f"Refused: {reason}")
         raise IllegalActionError(reason)
 
+    def refuse(self, reason: str) -> None:
+        """Refuse a view's input (a click that means nothing here): the reason goes to ``status``."""
+        self._refuse(reason)
+
     def legal(self) -> list[str]:
         return [str(a) for a in self.state.legal_actions()] if self.human_player() is not None else []
 

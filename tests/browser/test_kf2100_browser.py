@@ -1,0 +1,256 @@
+"""Kung Fu 2100 in headless Chromium: enter the lair by clicking, fight the bot with chits, hot-seat, two tabs.
+
+The server runs in the test process, so each step waits on the session's own state (not on sleeps) and
+then checks what the page shows. Screenshots of the main states go to ``/tmp/kf_shots/``.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from browser_helpers import BOARD_READY, to_page, wait_for
+from playwright.sync_api import expect
+
+from apps import kf2100
+from apps._kf2100_board import levels_text
+from engine.core import dump_state
+from engine.kf2100.state import KungFuGame, skirmish
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/kf_shots")
+WAIT = 20_000  # ms: the machine is shared, so page updates can lag behind the server's state
+FACE_UP_IDS = re.compile(r"^(CM|J\d+|S\d+|U\d+|A\d+)$")
+
+
+def until(cond, page):
+    wait_for(cond, page, timeout=WAIT / 1000)
+
+
+def serve(serve_app):
+    pages = []
+
+    def factory():
+        app = kf2100.create_app()
+        pages.append(app)
+        return app
+
+    return serve_app(factory), pages
+
+
+def open_game(page, url, pages, count=1):
+    page.set_viewport_size({"width": 1420, "height": 1000})
+    page.goto(url)
+    page.wait_for_function(BOARD_READY, arg="board", timeout=WAIT)
+    until(lambda: len(pages) >= count, page)
+    dash = pages[count - 1].dashboard
+    delay = page.locator(".bot-delay input")  # the bot's step time: quick for the tests
+    delay.fill("60")
+    delay.press("Enter")
+    until(lambda: dash.bot_delay == 60, page)
+    return dash
+
+
+def shot(page, name, text=None):
+    if text:
+        expect(page.get_by_text(text).first).to_be_visible(timeout=WAIT)
+    page.wait_for_timeout(300)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def click_square(page, dash, square):
+    page.mouse.click(*to_page(page, *dash.model.centre(*dash.model.col_row(square))))
+
+
+def click_figure(page, dash, fid):
+    page.mouse.click(*to_page(page, *dash.model.centre(*dash._frames["where"][fid])))
+
+
+def click_until(page, click, cond):
+    """Click, and click again if the page took two quick clicks on one spot for a double tap."""
+    for _ in range(3):
+        click()
+        try:
+            wait_for(cond, page, timeout=2.0)
+            return
+        except AssertionError:
+            continue
+    until(cond, page)
+
+
+def human_turn(dash, player=0):
+    return lambda: dash.session.human_player() == player and not dash.session.pending
+
+
+def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, console_errors, tmp_path):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    shot(page, "1_entry", "Where does T1 wait")
+
+    # T1 waits at the disposal by a click on its square; T2 and T3 by the buttons.
+    click_square(page, dash, "c3")
+    until(lambda: s.state.figs["T1"].entry == "disposal", page)
+    for fid, entry in (("T2", "disposal"), ("T3", "loo")):
+        page.get_by_role("button", name=f"{fid} at the {entry}").click()
+        until(lambda fid=fid, entry=entry: s.state.figs[fid].entry == entry, page)
+    until(human_turn(dash), page)
+
+    # Select T1 where it waits; the squares it can reach are highlighted with their cost.
+    click_figure(page, dash, "T1")
+    until(lambda: s.selected == "T1" and dash._frames["costs"]["text"], page)
+    costs = sorted(map(int, dash._frames["costs"]["text"]))
+    assert costs == sorted(s.reachable("T1").values()) and costs[0] == 1
+    shot(page, "2_t1_selected", "T1 selected")
+
+    # A wall is refused with the reason, and nothing changes.
+    before = s.save()
+    click_square(page, dash, "a1")
+    until(lambda: s.status.startswith("Refused"), page)
+    expect(page.get_by_text("a1 is a wall").first).to_be_visible(timeout=WAIT)
+    assert s.save() == before
+
+    # Enter the lair by the disposal, then walk on.
+    click_square(page, dash, "c3")
+    until(lambda: s.state.figs["T1"].pos == s.game.board.square("c3"), page)
+    assert any(e.get("event") == "T1 enters by the disposal" for e in s.state.log)
+    click_until(page, lambda: click_figure(page, dash, "T1"), lambda: s.selected == "T1")
+    mp, cost = s.state.figs["T1"].mp, s.reachable()["e4"]
+    click_square(page, dash, "e4")
+    until(lambda: s.state.figs["T1"].pos == s.game.board.square("e4"), page)
+    assert s.state.figs["T1"].mp == mp - cost
+    shot(page, "3_t1_entered")
+
+    # A combat against the bot, loaded from a saved position: T1 next to Jelly J3.
+    game = KungFuGame("basic")
+    fight = tmp_path / "fight.json"
+    fight.write_text(dump_state(skirmish(game, {"T1": "n9", "J3": "o9"}, phase="combat1")))
+    page.locator("input[type=file]").set_input_files(str(fight))
+    until(lambda: s.state.combat is not None and s.human_player() == 0, page)
+    expect(page.get_by_text("Game loaded").first).to_be_visible(timeout=WAIT)
+    until(lambda: dash.outlook is not None, page)  # the whole-combat distribution, from the worker
+    assert sum(dash.outlook[1].marginal(0).values()) == pytest.approx(1)
+    page.get_by_role("button", name="fist + kick + kick").click()
+    until(lambda: s.state.combat.step == "lead", page)
+    assert s.state.combat.chits["T1"] == ["fist", "kick", "kick"] and "J3" in s.state.combat.chits
+    page.get_by_role("button", name="Terminators lead").click()
+    until(lambda: s.state.combat.step == "attack", page)
+    page.get_by_role("button", name="T1: Lightning Kick").click()
+    until(lambda: dash.armed == ("T1", "kick"), page)
+    expect(page.get_by_text("Chance to hit, by the answer given")).to_be_visible(timeout=WAIT)
+    expect(page.locator("table.odds")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
+    shot(page, "4_combat_armed", "Combat: a fresh attack")
+    rolls = len(s.log)
+    click_figure(page, dash, "J3")
+    until(lambda: s.state.combat is None or len(s.log) > rolls, page)
+    assert s.log[rolls]["what"].startswith("T1 kick on J3")
+
+    # Play the exchange out: answers, aims and losses by the buttons and the board.
+    for _ in range(30):
+        until(lambda: s.state.combat is None or s.human_player() == 0, page)
+        c = s.state.combat
+        if c is None:
+            break
+        version = s.version
+        if c.step == "answer":
+            page.locator("button", has_text=re.compile(r"^T1 \w+ \(hit")).first.click()
+        elif c.step == "loss":
+            page.locator("button", has_text="Lose ").first.click()
+        elif c.step in ("aim", "attack"):
+            if c.step == "attack":
+                fid, chit = next((a.split()[1], a.split()[2]) for a in s.legal() if a.startswith("attack"))
+                if dash.armed != (fid, chit):
+                    page.locator("button", has_text=f"{fid}: ").first.click()
+                    until(lambda: dash.armed is not None, page)
+            click_figure(page, dash, "J3")
+        until(lambda v=version: s.version > v, page)
+    assert s.state.combat is None or s.state.phase != "combat1"
+    hits = [e for e in s.log[rolls:] if e["result"] == "hit"]
+    assert hits, "this seeded exchange lands at least one hit"
+    # The damage is on the counters (levels left per technique) and in the figures table.
+    for fid in ("T1", "J3"):
+        f = s.state.figs[fid]
+        labels = dict(zip(dash._frames["labels"]["text"], dash._frames["labels"]["levels"], strict=True))
+        if f.on_board and f.status == "active":
+            assert labels[fid] == "".join(map(str, f.levels))
+    for fid in {h["target"] for h in hits} & {"T1", "J3"}:
+        if s.state.figs[fid].status != "dead":
+            levels = levels_text(s.state.figs[fid].to_dict())
+            assert any(f"{v}/{s0}" != f"{s0}/{s0}" for v, s0 in zip(s.state.figs[fid].levels,
+                                                                     s.state.figs[fid].start, strict=True))
+            expect(page.get_by_role("cell", name=levels, exact=True).first).to_be_visible(timeout=WAIT)
+    # The roll log shows every roll with the chance it had.
+    first = s.log[rolls]
+    expect(page.get_by_role("cell", name=first["what"]).first).to_be_visible(timeout=WAIT)
+    chance = f"{first['p']} ({100 * float(Fraction(first['p'])):.0f}%)"
+    expect(page.get_by_role("cell", name=chance, exact=True).first).to_be_visible(timeout=WAIT)
+    shot(page, "5_after_combat")
+    assert console_errors == []
+
+
+def test_hot_seat_hand_over_hides_the_clone_masters_counters(page, serve_app, console_errors):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    page.get_by_role("combobox").nth(2).select_option("human")  # Clone Master seat
+    page.get_by_role("button", name="New game").click()
+    until(lambda: s.hot_seat() and s.handover == 1, page)
+    expect(page.get_by_text("Hand the screen to the Clone Master").first).to_be_visible(timeout=WAIT)
+    page.get_by_role("button", name="I am the Clone Master: show my side").click()
+    until(lambda: s.handover is None and s.viewer == 1, page)
+    square = s.legal()[0].split()[-1]
+    click_square(page, dash, square)
+    until(lambda: s.state.figs["CM"].pos == s.game.board.square(square), page)
+    until(lambda: "CM" in dash._frames["where"], page)
+    page.get_by_role("button", name="Place the rest automatically").click()
+    until(lambda: s.state.phase == "entry" and s.handover == 0, page)
+    expect(page.get_by_text("Hand the screen to the Terminators").first).to_be_visible(timeout=WAIT)
+    # The board the browser draws shows every Clone Master counter face down, with no name.
+    names = dash._sources[0]["counters"].data["name"]
+    assert names.count("face-down counter") == 33 and not any(FACE_UP_IDS.match(n) for n in names)
+    expect(page.get_by_role("cell", name="J1", exact=True)).to_have_count(0, timeout=WAIT)
+    shot(page, "6_hot_seat_hand_over", "Hand the screen to the Terminators")
+    click_square(page, dash, "c3")  # clicks are refused until the screen is taken
+    until(lambda: s.status.startswith("Refused: hand the screen"), page)
+    page.get_by_role("button", name="I am the Terminators: show my side").click()
+    until(lambda: s.handover is None and s.viewer == 0, page)
+    names = dash._sources[0]["counters"].data["name"]
+    assert not any(FACE_UP_IDS.match(n) for n in names)
+    assert console_errors == []
+
+
+def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_app, console_errors, tmp_path):
+    url, pages = serve(serve_app)
+    first = open_game(page, url, pages)
+    other = page.context.new_page()
+    second = open_game(other, url, pages, count=2)
+    assert first.session is not second.session
+    other.get_by_role("combobox").first.select_option("solo")
+    other.get_by_role("button", name="New game").click()
+    until(lambda: second.session.scenario == "solo" and human_turn(second)(), other)
+    before = second.session.save()
+    click_square(page, first, "c3")
+    until(lambda: first.session.state.figs["T1"].entry == "disposal", page)
+    assert second.session.save() == before and first.session.scenario == "basic"
+    # Solo: the Terminator wakes on g2 and moves by clicks.
+    click_figure(other, second, "T1")
+    until(lambda: second.session.selected == "T1", other)
+    target = sorted(second.session.reachable())[0]
+    click_square(other, second, target)
+    until(lambda: second.session.state.figs["T1"].pos == second.session.game.board.square(target), other)
+    shot(other, "7_solo_moved")
+    assert first.session.state.figs["T1"].entry == "disposal"
+    # A bad file gets a message and the game stays.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something else"}')
+    kept = first.session.save()
+    page.locator("input[type=file]").set_input_files(str(bad))
+    until(lambda: first.session.status.startswith("Could not load"), page)
+    expect(page.get_by_text("Could not load the file").first).to_be_visible(timeout=WAIT)
+    assert first.session.save() == kept
+    other.close()
+    assert console_errors == []
