@@ -42,6 +42,10 @@ TARGET_VALUE = {"clone_master": 6.0, "jelly": 2.0, "armed_technician": 1.5, "con
                 "unarmed_technician": 1.0, "servant": 1.0, "terminator": 3.0}
 EQUIPMENT_VALUE = 4.0
 UNCONSCIOUS_VALUE = 4.0
+GUARDS = 2                 # unarmed Technicians set up face down beside the hidden Clone Master
+DECOY_ROOMS = ("servants_quarters", "records")  # servants set up there stay face down as decoys
+DECOYS_PER_ROOM = 2
+DECOY_DISTANCE = 8         # a face-down servant this far from equipment and Terminators is not activated
 
 
 def answer_column(chit: str) -> str:
@@ -336,6 +340,8 @@ class _Context:
             else:
                 v -= 2.0 - margin
             return v
+        if any(self.board.adjacent(sq, e) for e in self.equipment_squares()):
+            v += 1.5  # waiting beside the equipment blocks a square the Terminators need
         d = self.nearest(sq, [t["pos"] for t in act])
         mates = [g["pos"] for g in self.own() if g["kind"] == "jelly" and g["face_up"] and g["id"] != f["id"]]
         cohesion = min(self.nearest(sq, mates), 8) if mates else 0
@@ -423,22 +429,67 @@ class _Context:
             closed = sum(1 for n in self.board.neighbours[sq] if not self.board.is_floor(n))
             return self.nearest(sq, entries) + self.nearest(sq, eq) + 0.5 * closed
         cm = self.figs["CM"]["pos"]
-        penalty = 0.0
-        if cm >= 0 and self.board.room(sq) == self.board.room(cm):
-            penalty = 20.0  # nobody draws the Terminators to the Clone Master's hiding place
         taken = {f["pos"] for f in self.figs.values() if f["pos"] >= 0}
         crowd = sum(1 for nb in self.board.neighbours[sq] if nb in taken)
+        room = self.board.room(sq)
+        if kind == "unarmed_technician" and cm >= 0 and self.board.adjacent(sq, cm):
+            guards = sum(1 for nb in self.board.neighbours[cm] if nb in taken)
+            if guards < GUARDS:
+                return 10.0  # face down beside him: a Terminator who finds him must cut through them first
+        if kind == "servant" and room in DECOY_ROOMS:
+            placed = sum(1 for f in self.figs.values() if f["pos"] >= 0 and f["kind"] == "servant"
+                         and self.board.room(f["pos"]) == room)
+            if placed < DECOYS_PER_ROOM:
+                return 10.0 - crowd  # decoys: face-down counters far from him for the Terminators to search
+        penalty = 0.0
+        if cm >= 0 and room == self.board.room(cm):
+            penalty = 20.0  # nobody else draws the Terminators to the Clone Master's hiding place
         if kind == "jelly":
+            keep = self.keep_square()
+            around = [n for n in self.board.neighbours[keep] if self.board.is_floor(n)] if keep is not None else []
+            if sq in around:
+                return 10.0  # face down round the last piece of equipment: a fortress to fight through
+            if around and all(n in taken for n in around) and self.dist(sq, keep) == 2:
+                backers = sum(1 for f in self.figs.values() if f["kind"] == "jelly" and f["pos"] >= 0
+                              and self.dist(f["pos"], keep) == 2)
+                if backers < 2:
+                    return 8.0
             return -abs(self.nearest(sq, eq) - 3) - 0.3 * crowd - penalty
         block = 2.0 if any(self.board.adjacent(sq, e) for e in eq) else 0.0
         return block - self.nearest(sq, eq) - 0.5 * crowd - penalty
 
+    def keep_square(self) -> int | None:
+        """The living piece of equipment farthest from the ways in: the one the Jellies hold to the end."""
+        eq = self.equipment_squares()
+        if not eq:
+            return None
+        entries = list(self.board.entry_squares.values())
+        return max(eq, key=lambda e: (self.nearest(e, entries), e))
+
     def activation_value(self, fid: str) -> float:
         f = self.figs[fid]
         terms = [t["pos"] for t in self.enemies(("active", "waiting")) if t["pos"] >= 0]
+        if f["kind"] == "jelly" and any(self.board.adjacent(f["pos"], e) for e in self.equipment_squares()) \
+                and (not terms or self.nearest(f["pos"], terms) > 6):
+            return -1.0  # face down it still blocks the equipment, and it cannot be lured away
         if f["kind"] == "clone_master":
             return -1.0  # hidden he is safe: he shows himself only when a Terminator walks into his room
+        if self.is_decoy(f):
+            return -1.0  # a face-down counter far from the fight keeps the Terminators guessing
         return 1.0 + (1.0 / (1 + self.nearest(f["pos"], terms)) if terms else 0.0)
+
+    def is_decoy(self, f: dict[str, Any]) -> bool:
+        """A servant or technician too far from the equipment and the Terminators to be of use, or one
+        guarding the hidden Clone Master: better left face down."""
+        if f["kind"] not in ("servant", "unarmed_technician"):
+            return False
+        cm = self.figs["CM"]
+        if cm["status"] == "active" and not cm["face_up"] and self.board.room(f["pos"]) == self.board.room(cm["pos"]):
+            return True
+        terms = [t["pos"] for t in self.enemies(("active",))]
+        far_eq = self.nearest(f["pos"], self.equipment_squares()) >= DECOY_DISTANCE
+        far_t = not terms or self.nearest(f["pos"], terms) > DECOY_DISTANCE
+        return far_eq and far_t
 
     # --- combat ----------------------------------------------------------------------------------------
     def chit_pref(self, fid: str, solo: bool) -> dict[str, float]:
