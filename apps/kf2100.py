@@ -168,7 +168,7 @@ def hits_data(outlook: CombatOdds | None) -> dict[str, list]:
 
 def hits_figure() -> tuple[figure, ColumnDataSource]:
     fig = figure(height=210, width=420, toolbar_location=None, tools="", name="hits",
-                 title="Hits in the whole combat (both sides as the bots play)", x_axis_label="hits taken",
+                 title="Hits in the whole combat", x_axis_label="hits taken",
                  y_axis_label="P")
     src = ColumnDataSource(hits_data(None))
     bars = fig.vbar(x="x", top="p", width=0.34, color="colour", source=src)
@@ -660,7 +660,12 @@ class KungFuDashboard(param.Parameterized):
         if self._download.filename != name:
             self._download.filename = name
         a = self._crt_target()
-        mark = {"attack": [a[0]], "answer": [a[1]]} if a else {"attack": [], "answer": []}
+        if a is None:
+            mark: dict[str, list] = {"attack": [], "answer": []}
+        elif a[1] == "*":  # a chit about to be played: its whole row
+            mark = {"attack": [a[0]] * len(ANSWER_COLUMNS), "answer": list(ANSWER_COLUMNS)}
+        else:
+            mark = {"attack": [a[0]], "answer": [a[1]]}
         if mark != dict(self._crt_mark.data):
             self._crt_mark.data = mark
         self._sync_outlook()
@@ -690,7 +695,7 @@ class KungFuDashboard(param.Parameterized):
                 col = c.answer[1] if c.answer[1] in ("fist", "kick", "mist", "monkey") else "weapon"
             return c.attack[1], col
         if self.armed is not None:
-            return self.armed[1], "none"
+            return self.armed[1], "*"
         return None
 
     def _sync_outlook(self) -> None:
@@ -698,13 +703,18 @@ class KungFuDashboard(param.Parameterized):
         ok = o is not None and o[0] == self._combat_key
         self._hits_src.data = hits_data(o[1] if ok else None)
         if self._combat_key is None:
-            self._hits_fig.title.text = "Hits in the whole combat: no combat now"
+            title, note = "Hits in the whole combat", "No combat now."
         elif not ok:
-            self._hits_fig.title.text = "Hits in the whole combat: working it out…"
+            title, note = "Hits in the whole combat", "Working it out…"
         else:
             kind = "exact" if o[1].exact else f"{o[1].games} simulated combats"
-            self._hits_fig.title.text = (f"Hits in the combat ({kind}): Terminators take {o[1].expected(0):.2f}, "
-                                         f"the Clone Master's side {o[1].expected(1):.2f} on average")
+            title = f"Hits in the whole combat ({kind})"
+            note = (f"<span style='color:{KIND_COLOURS['terminator']}'>■</span> Terminators take "
+                    f"{o[1].expected(0):.2f} on average, <span style='color:{KIND_COLOURS['jelly']}'>■</span> the "
+                    f"Clone Master's side {o[1].expected(1):.2f}; both sides played as the bots would.")
+        if self._hits_fig.title.text != title:
+            self._hits_fig.title.text = title
+        self._set(self._hits_note, note)
 
     def _decision_widgets(self) -> list[Any]:
         """What the player to act may do now, as buttons (the board takes the clicks)."""
@@ -947,13 +957,15 @@ class KungFuDashboard(param.Parameterized):
         self._log = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                       stylesheets=[LEFT_TABLE], max_height=300, styles={"overflow-y": "auto"},
                                       name="log")
+        self._hits_note = pn.pane.HTML("", width=420, margin=(0, 6), styles={"font-size": "12px"})
         self._combat_html = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width", name="combat")
         self._odds_html = pn.pane.HTML("", margin=(0, 6), sizing_mode="stretch_width", name="odds",
                                        stylesheets=[":host table.odds td, :host table.odds th {padding: 1px 6px;"
                                                     " text-align: left;}"])
         self._combat_box = _box("Combat", pn.Row(
             pn.Column(self._combat_html, self._odds_html, width=440),
-            pn.Column(pn.pane.Bokeh(self._hits_fig), pn.pane.Bokeh(self._crt_fig))), sizing_mode="stretch_width")
+            pn.Column(pn.pane.Bokeh(self._hits_fig), self._hits_note, pn.pane.Bokeh(self._crt_fig))),
+            sizing_mode="stretch_width")
         legend = pn.pane.HTML(
             "".join(f"<span style='display:inline-block;margin:0 8px 0 0'><span style='display:inline-block;"
                     f"width:11px;height:11px;background:{c};margin-right:3px'></span>{KIND_NAMES[k]}</span>"

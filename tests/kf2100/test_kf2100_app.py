@@ -1,0 +1,125 @@
+"""The Kung Fu 2100 page without a browser: contract, clicks turned into commands, panels, files."""
+
+import holoviews as hv
+
+from apps import discover_games, kf2100
+from apps._kf2100_board import levels_text
+from engine.core import dump_state
+from engine.kf2100.state import KungFuGame, skirmish
+
+hv.extension("bokeh", logo=False)
+
+
+def dashboard(**params):
+    return kf2100.KungFuDashboard(session=kf2100.KungFuSession(hand_over=True, **params))
+
+
+def click(d, square):
+    d.click(*d.model.centre(*d.model.col_row(square)))
+
+
+def test_contract_and_one_session_per_page():
+    assert kf2100.ORDER == 2 and "\n" not in kf2100.DESCRIPTION and kf2100.TITLE == "Kung Fu 2100"
+    assert "kf2100" in [g.slug for g in discover_games()]
+    a, b = kf2100.create_app(), kf2100.create_app()
+    assert a.dashboard.session is not b.dashboard.session
+    assert not a.dashboard.session.pace  # outside a server the bots play at once
+
+
+def test_board_draws_the_map_with_rooms_doors_equipment_and_the_elevation_edge():
+    d = dashboard()
+    base = d.model.base()
+    what = dict(zip(base["square"], base["what"], strict=True))
+    assert what["o1"].startswith("the armored front door") and what["c3"] == "Kitchen, the disposal entry"
+    assert sum("clone bank" in w for w in what.values()) == 4 and sum("computer (" in w for w in what.values()) == 3
+    names = d.model.room_labels()["text"]
+    assert {"Kitchen", "Loo", "Clone Master's quarters", "Central hall"} <= set(names)
+    assert len(d.model.elevation_edges()["x0"]) > 10
+
+
+def test_clicks_enter_select_move_and_refuse_without_change():
+    d = dashboard(seed=2)
+    s = d.session
+    click(d, "c3")
+    assert s.state.figs["T1"].entry == "disposal"
+    click(d, "c7")
+    assert s.state.figs["T2"].entry == "loo"
+    before = s.save()
+    click(d, "k9")  # not an entry
+    assert s.status.startswith("Refused: click where T3 waits") and s.save() == before
+    d.act("T3 waits at disposal")
+    assert s.state.phase == "move1" and s.human_player() == 0
+    d.click(*d.model.centre(*d._frames["where"]["T1"]))
+    assert s.selected == "T1" and sorted(map(int, d._frames["costs"]["text"])) == sorted(s.reachable().values())
+    before = s.save()
+    click(d, "a1")
+    assert s.status == "Refused: a1 is a wall: no figure may stand there" and s.save() == before
+    click(d, "c3")
+    assert s.state.figs["T1"].pos == s.game.board.square("c3") and d._frames["trail"]["x0"]
+
+
+def test_a_combat_shows_chits_odds_and_the_exchange():
+    d = dashboard(seed=5)
+    s = d.session
+    s.load(dump_state(skirmish(KungFuGame("basic"), {"T1": "n9", "J3": "o9"}, phase="combat1")))
+    labels = [o.label for o in d._decide.objects[-1]]
+    assert "fist + kick + kick" in labels and d._combat_box.visible
+    d.wait_idle()
+    assert d.outlook is not None and d.outlook[1].exact and "Terminators take" in d._hits_note.object
+    d.act("chits T1 fist+kick+kick")
+    d.act("lead terminators")
+    click(d, "o9")
+    assert s.status.startswith("Refused: pick the chit to play")
+    d.arm("T1", "kick")
+    assert "T1 Lightning Kick → J3" in d._odds_html.object and "67%" in d._odds_html.object
+    assert list(d._crt_mark.data["attack"]) == ["kick"] * 6
+    assert "**J3** Jelly" in d._combat_html.object
+    assert levels_text(s.state.figs["T1"].to_dict()) in d._combat_html.object
+    click(d, "o9")  # the bot answers and the die rolls at once (no pacing outside a server)
+    roll = next(e for e in s.log if e["what"].startswith("T1 kick on J3"))
+    assert f"d6 {roll['roll']} (needed ≤ {roll['need']}" in d._combat_html.object
+
+
+def test_hot_seat_board_hides_the_clone_masters_counters_until_he_takes_the_screen():
+    d = dashboard(terminators="human", clone_master="human", seed=1)
+    s = d.session
+    assert "Hand the screen to the Clone Master" in d._decide.objects[0].object
+    click(d, "k9")
+    assert s.status.startswith("Refused: hand the screen")
+    d.take_screen(1)
+    d.auto_setup()
+    assert s.handover == 0
+    names = d._frames["counters"]["name"]
+    assert names.count("face-down counter") == 33 and "J1" not in names and "CM" not in names
+    d.take_screen(0)
+    assert "J1" not in d._frames["counters"]["name"]
+
+
+def test_bad_file_is_refused_and_the_game_kept():
+    d = dashboard(seed=1)
+    s = d.session
+    click(d, "c3")
+    kept = s.save()
+    d.load_file(type("E", (), {"new": b"not json"})())
+    assert s.status.startswith("Could not load the file") and s.save() == kept
+    d.load_file(type("E", (), {"new": kept.encode()})())
+    assert s.status.startswith("Game loaded") and s.save() == kept
+
+
+def test_new_game_takes_scenario_seats_and_seed_from_the_controls():
+    d = dashboard()
+    d._scenario.value, d._seed.value = "solo", 7
+    d.new_game()
+    s = d.session
+    assert s.scenario == "solo" and s.seed == 7 and s.state.figs["T1"].pos == s.game.board.square("g2")
+    d._seed.value = -1
+    d.new_game()
+    assert s.status.startswith("Refused") and s.seed == 7
+
+
+def test_benchmark_prints_its_figures(capsys):
+    rows = kf2100.benchmark(repeats=2)
+    out = capsys.readouterr().out
+    assert rows[0][0].startswith("kf2100 board click") and " ms" in out
+    assert all(ms > 0 for _, ms in rows)
+
