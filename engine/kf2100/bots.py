@@ -228,6 +228,12 @@ class _Context:
             return self.cm_safety(sq)
         if not self.t_active() and not self.t_down():
             return 0.0
+        if kind == "jelly" and self.game.solo:
+            # The solo rules: Jellies move directly to the Terminator (and finish him if he is down).
+            down = self.t_down()
+            finish = 2.0 if any(self.board.adjacent(sq, t) for t in down) else 0.0
+            d = self.nearest(sq, [t["pos"] for t in self.t_active()]) if self.t_active() else 99
+            return -min(d, self.nearest(sq, down) if down else 99) + finish
         if kind == "jelly" and self.fig_chits(f) > 0:
             return self.jelly_value(f, sq)
         if f["weapon"] in ("gun", "spikes"):
