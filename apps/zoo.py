@@ -275,6 +275,7 @@ class ZooDashboard(param.Parameterized):
         super().__init__(**params)
         self.session.odds_workers = 1  # never fork from the server's threads
         self._doc = pn.state.curdoc
+        self._served = self._live()  # on a server (else a notebook or a test: no event loop to hand work to)
         self._worker = _Worker(self._background)
         self._aim_seq = 0
         self._odds_done = -1  # the aim whose odds are complete
@@ -919,10 +920,13 @@ class ZooDashboard(param.Parameterized):
             self._play(lambda: self.session.play_bot(choice))
 
     def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
-        """Run ``fn`` on the page's event loop (directly when there is no server session)."""
+        """Run ``fn`` on the page's event loop (directly when there is no server session; not at all once the
+        tab is closed)."""
         doc = self._doc
-        if doc is None or doc.session_context is None:
+        if not self._served:
             fn()
+            return
+        if doc is None or doc.session_context is None:
             return
         done = threading.Event()
 

@@ -61,6 +61,7 @@ def shot(page, name):
 
 
 def click(page, x, y):
+    page.evaluate("window.scrollTo(0, 0)")  # the arena must be in the viewport (mouse coordinates are viewport's)
     page.mouse.click(*to_page(page, x, y, "arena"))
 
 
@@ -74,6 +75,7 @@ LIVE_ARROW = """() => [...Bokeh.index.all_views()].some(v => v.model.name === 'a
 def drag(page, start, vector, shot_name=None):
     """A real mouse drag on the arena; ``shot_name``: a screenshot before the release (the live arrow)."""
     page.wait_for_timeout(400)  # a press right after a click would be read as part of a double tap
+    page.evaluate("window.scrollTo(0, 0)")
     (x0, y0) = to_page(page, *start, "arena")
     (x1, y1) = to_page(page, start[0] + vector[0], start[1] + vector[1], "arena")
     page.mouse.move(x0, y0)
@@ -197,7 +199,30 @@ def test_a_caging_grants_the_extra_flick(page, serve_app, console_errors, tmp_pa
     shot(page, "5_caged_extra_flick")
     page.get_by_role("button", name="Pass the extra flick").click()
     until(lambda: s.state.to_move == 1 and s.state.phase == "flick", page)
+
+    # An Elephant knocked out of the arena: its owner clicks where it goes back, face-up.
+    file.write_text(knocked_out())
+    page.locator("input[type=file]").set_input_files(str(file))
+    until(lambda: s.state.phase == "place", page)
+    expect(page.locator(".prompt")).to_contain_text("places E1 face-up anywhere", timeout=WAIT * 1000)
+    page.wait_for_timeout(400)
+    click(page, 200.0, 220.0)
+    until(lambda: s.state.dice["E1"].status == "arena", page, message=lambda: s.message)
+    e1 = s.state.dice["E1"]
+    assert (e1.x, e1.y, e1.face) == (pytest.approx(200.0, abs=1.0), pytest.approx(220.0, abs=1.0), "head")
+    assert s.state.phase == "flick" and s.state.to_move == 1
+    shot(page, "7_placed_back")
     assert console_errors == []
+
+
+def knocked_out() -> str:
+    """A saved battle in which P2 must put their Elephant E1, knocked out of the arena, back in."""
+    s = ZooSession(seed=5, seats=["person", "person"], odds_workers=1)
+    st = s.state
+    st.dice["C1"] = Die(0, "arena", 100.0, 100.0, 0.0, orientation_with_up("back"))
+    st.dice["E1"].status = "out"
+    st.phase, st.to_move, st.pending, st.resume = "place", 1, [[1, "E1", "head"]], [0, False]
+    return s.save()
 
 
 def test_two_tabs_play_independent_games(page, serve_app, console_errors):
