@@ -234,11 +234,12 @@ class _Context:
             finish = 2.0 if any(self.board.adjacent(sq, t) for t in down) else 0.0
             d = self.nearest(sq, [t["pos"] for t in self.t_active()]) if self.t_active() else 99
             return -min(d, self.nearest(sq, down) if down else 99) + finish
+        guard = self.bodyguard(sq)
         if kind == "jelly" and self.fig_chits(f) > 0:
-            return self.jelly_value(f, sq)
+            return self.jelly_value(f, sq) + 0.75 * guard
         if f["weapon"] in ("gun", "spikes"):
-            return self.shooter_value(f, sq)
-        return self.untrained_value(f, sq)
+            return self.shooter_value(f, sq) + 0.5 * guard
+        return self.untrained_value(f, sq) + guard
 
     # --- the Clone Master's side: what it knows, digested once a decision -----------------------------
     def t_active(self) -> list[dict[str, Any]]:
@@ -261,6 +262,17 @@ class _Context:
             self._own = [g for g in self.figs.values() if g["kind"] != "terminator" and g["status"] == "active"
                          and g["pos"] >= 0]
         return self._own
+
+    def bodyguard(self, sq: int) -> float:
+        """Worth of standing on ``sq`` as the Clone Master's bodyguard: once he is found, every square
+        next to him that his own people hold is one a Terminator cannot strike him from."""
+        cm = self.figs.get("CM")
+        if cm is None or cm["status"] != "active" or not cm["face_up"] or cm["pos"] < 0:
+            return 0.0
+        if not self.board.adjacent(sq, cm["pos"]):
+            return 0.0
+        act = [t["pos"] for t in self.t_active()]
+        return 4.0 if act and self.nearest(cm["pos"], act) <= 10 else 0.0
 
     @staticmethod
     def t_chits(t: dict[str, Any]) -> int:
@@ -421,7 +433,7 @@ class _Context:
             v -= 2.0
         taken = self.taken() - {self.figs["CM"]["pos"]}
         closed = sum(1 for n in self.board.neighbours[sq] if not self.board.is_floor(n) or n in taken)
-        return v + 0.5 * closed
+        return v + (1.5 if d <= 6 else 0.5) * closed
 
     def place_value(self, a: Place) -> float:
         """Set-up: the Clone Master hidden far from the ways in and from the equipment (the Terminators must
