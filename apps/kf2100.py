@@ -269,6 +269,8 @@ class KungFuDashboard(param.Parameterized):
         self._frames: dict[str, dict[str, list]] = {}
         self._hooked: set[str] = set()
         self._decision_shown: tuple | None = None
+        self._buttons_shown: dict[tuple, pn.widgets.Button] = {}
+        self._buttons_next: dict[tuple, pn.widgets.Button] = {}
         self._log_rows, self._log_last = -1, []
         self._sources: list[dict[str, ColumnDataSource]] = []
         self._compute_frames()
@@ -626,13 +628,20 @@ class KungFuDashboard(param.Parameterized):
             self.click(x, y)
 
     # --- panels ----------------------------------------------------------------------------------------------
-    def _button(self, label: str, fn: Callable[[], Any], color: str = "default", **kwargs: Any) -> pn.widgets.Button:
-        b = pn.widgets.Button(label=label, color=color, margin=(3, 4), **kwargs)
-        b.on_click(lambda _e: fn())
+    def _button(self, label: str, fn: Callable[[], Any], color: str = "default",
+                key: Any = None) -> pn.widgets.Button:
+        """A decision button, reused when the same one was shown before, so that a click on it that is
+        already on its way still lands when the panel is rebuilt around it."""
+        key = (label, color, key)
+        b = self._buttons_shown.get(key)
+        if b is None:
+            b = pn.widgets.Button(label=label, color=color, margin=(3, 4))
+            b.on_click(lambda _e: fn())
+        self._buttons_next[key] = b
         return b
 
     def _act_button(self, label: str, action: str, color: str = "default") -> pn.widgets.Button:
-        return self._button(label, partial(self.act, action), color)
+        return self._button(label, partial(self.act, action), color, key=action)
 
     def _sync_panels(self) -> None:
         """Bring the panels in step; each pane is touched only when what it shows has changed."""
@@ -641,7 +650,9 @@ class KungFuDashboard(param.Parameterized):
         key = self._decision_key()
         if key != self._decision_shown:
             self._decision_shown = key
+            self._buttons_next = {}
             self._decide.objects = self._decision_widgets()
+            self._buttons_shown = self._buttons_next
         self._set(self._side, side_markdown(s))
         self._set(self._equipment, equipment_markdown(s))
         self._set(self._heart, heart_markdown(s, self._view))
@@ -726,7 +737,8 @@ class KungFuDashboard(param.Parameterized):
         if s.handover is not None:
             who = PLAYER_NAMES[s.handover]
             other = PLAYER_NAMES[1 - s.handover]
-            return [pn.pane.Alert(f"**Hand the screen to the {who}.** {other}: look away. The {who}'s secrets "
+            return [pn.pane.Alert(f"**Hand the screen to the {who}.** {other}: look away. The {who}"
+                                  f"{chr(39) if who.endswith('s') else chr(39) + 's'} secrets "
                                   "stay hidden until they press the button.", alert_type="warning", margin=(0, 6)),
                     self._button(f"I am the {who}: show my side", partial(self.take_screen, s.handover), "primary")]
         player = s.human_player()

@@ -206,6 +206,7 @@ def test_hot_seat_hand_over_hides_the_clone_masters_counters(page, serve_app, co
     click_square(page, dash, square)
     until(lambda: s.state.figs["CM"].pos == s.game.board.square(square), page)
     until(lambda: "CM" in dash._frames["where"], page)
+    expect(page.get_by_text(f"to place {s.state.queue[0]} ").first).to_be_visible(timeout=WAIT)
     page.get_by_role("button", name="Place the rest automatically").click()
     until(lambda: s.state.phase == "entry" and s.handover == 0, page)
     expect(page.get_by_text("Hand the screen to the Terminators").first).to_be_visible(timeout=WAIT)
@@ -252,5 +253,29 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     until(lambda: first.session.status.startswith("Could not load"), page)
     expect(page.get_by_text("Could not load the file").first).to_be_visible(timeout=WAIT)
     assert first.session.save() == kept
+
+    # The Clone Master's side by clicks: activate a face-down Jelly, reveal the Clone Master and make his
+    # bonus move, then move the Jelly (a saved position in his move, the Terminators played by the bot).
+    s = first.session
+    page.get_by_role("combobox").nth(1).select_option("bot")
+    page.get_by_role("combobox").nth(2).select_option("human")
+    page.get_by_role("button", name="New game").click()
+    until(lambda: s.seat(1) == "human" and s.state.phase == "setup" and s.human_player() == 1, page)
+    cm_move = tmp_path / "cm_move.json"
+    cm_move.write_text(dump_state(skirmish(KungFuGame("basic"), {"T1": "c3", "CM": "o10", "J1": "n9"},
+                                           phase="cm_move", face_up=False)))
+    page.locator("input[type=file]").set_input_files(str(cm_move))
+    until(lambda: s.state.phase == "cm_move" and s.human_player() == 1 and "J1" in first._frames["where"], page)
+    click_until(page, lambda: click_square(page, first, "n9"), lambda: s.state.figs["J1"].face_up)
+    click_until(page, lambda: click_square(page, first, "o10"), lambda: s.state.bonus_mp == 4)
+    until(lambda: first._frames["costs"]["text"], page)
+    shot(page, "8_clone_master_bonus_move", "bonus move of up to 4")
+    target = max(s.reachable("CM"), key=lambda q: s.reachable("CM")[q])
+    click_square(page, first, target)
+    until(lambda: s.state.bonus_mp == 0 and s.state.figs["CM"].pos == s.game.board.square(target), page)
+    click_until(page, lambda: click_square(page, first, "n9"), lambda: s.selected == "J1")
+    step = sorted(s.reachable("J1"))[0]
+    click_square(page, first, step)
+    until(lambda: s.state.figs["J1"].pos == s.game.board.square(step), page)
     other.close()
     assert console_errors == []
