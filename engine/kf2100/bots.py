@@ -4,10 +4,21 @@ Bots decide from ``state.player_view(player)``, the legal actions and the public
 unit sheet), never from hidden state: the Terminators' bot cannot tell a face-down Jelly from a
 Servant, and neither side sees the other's unplayed chits.
 
-The heuristics, in the seed's spirit: Terminators go for the vital equipment and the Clone Master,
-then run for the exits; Jellies close in; shooters keep a safe distance with line of sight;
-Servants and unarmed Technicians mass around the equipment. In combat every chit is scored from the
-CRT (expected hit chance against the answers the foe could give).
+The Terminators go for the vital equipment and the Clone Master, then run for the exits; when the
+equipment is gone and the Clone Master has never shown himself, they search the face-down counters.
+
+The Clone Master plays for his victory conditions: the Terminators need him dead *and* all seven
+pieces of equipment smashed. So he sets up hidden far from the ways in and the equipment, with two
+face-down Technicians beside him and face-down Servant decoys in far rooms; he never reveals himself,
+and when found he runs (his bonus move included) to a square his people close off, while they crowd
+round him. Face-down Jellies ring the piece of equipment farthest from the ways in. Jellies gang up:
+they step next to a Terminator only when their side's chits there outnumber his (the extra chits are
+read on None), otherwise they wait nearby, together, beside the equipment; helpless Terminators are
+finished off. Shooters keep out of reach with a target in range; Servants and unarmed Technicians
+stand round the equipment and mob a Terminator they can hurt. In combat every chit is weighed on the
+CRT against the Terminator's techniques, and an attacked figure answers with its best defence.
+In the solo scenario the seed's solo rules bind the Clone Master's side (Jellies straight at the
+Terminator, attack chits first).
 """
 
 from __future__ import annotations
