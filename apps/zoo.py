@@ -278,6 +278,7 @@ class ZooDashboard(param.Parameterized):
         self._served = self._live()  # on a server (else a notebook or a test: no event loop to hand work to)
         self._worker = _Worker(self._background)
         self._aim_seq = 0
+        self._syncing = False
         self._odds_done = -1  # the aim whose odds are complete
         self._anim_seq = 0
         self._grid_key: Any = None
@@ -408,12 +409,14 @@ class ZooDashboard(param.Parameterized):
         self._dir_w = pn.widgets.FloatInput(label="Direction (°)", value=s.direction, step=1.0, width=110)
         self._speed_w = pn.widgets.FloatInput(label="Speed (m/s)", value=s.speed, step=0.05, start=0.2, end=2.5,
                                               width=110)
-        self._die_w.param.watch(lambda e: e.new and e.new != self.session.die and self.session.choose_die(e.new),
-                                "value")
-        self._spot_w.param.watch(lambda e: e.new and e.new != self.session.spot and self.choose_spot(e.new), "value")
-        self._face_w.param.watch(lambda e: e.new != self.session.face and self.session.set_face(e.new), "value")
-        self._dir_w.param.watch(self._typed_aim, "value")
-        self._speed_w.param.watch(self._typed_aim, "value")
+        self._die_w.param.watch(lambda e: self._widget(lambda: e.new and e.new != self.session.die
+                                                        and self.session.choose_die(e.new)), "value")
+        self._spot_w.param.watch(lambda e: self._widget(lambda: e.new and e.new != self.session.spot
+                                                         and self.choose_spot(e.new)), "value")
+        self._face_w.param.watch(lambda e: self._widget(lambda: e.new != self.session.face
+                                                         and self.session.set_face(e.new)), "value")
+        self._dir_w.param.watch(lambda e: self._widget(self._typed_aim), "value")
+        self._speed_w.param.watch(lambda e: self._widget(self._typed_aim), "value")
         self._commit = pn.widgets.Button(label="Commit flick", color="primary", width=130, margin=(22, 6, 4, 6))
         self._commit.on_click(lambda _e: self.commit())
         self._pass = pn.widgets.Button(label="Pass the extra flick", width=160, margin=(22, 6, 4, 6))
@@ -438,14 +441,20 @@ class ZooDashboard(param.Parameterized):
                                                step=0.5, width=170)
         self._speed_sd = pn.widgets.FloatInput(label="Aim noise: speed sd (fraction)", value=s.aim_speed_sd, start=0,
                                                end=1, step=0.01, width=190)
-        self._angle_sd.param.watch(lambda e: self._set_noise(), "value")
-        self._speed_sd.param.watch(lambda e: self._set_noise(), "value")
+        self._angle_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
+        self._speed_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
         self._download = pn.widgets.FileDownload(callback=lambda: io.StringIO(self.session.save()),
                                                  filename="kung-fu-zoo.json", label="Save game", embed=False,
                                                  margin=(4, 6))
         self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
         self._upload.param.watch(self._load_file, "value")
         self._sync_seat_widgets()
+
+    def _widget(self, fn: Callable[[], Any]) -> None:
+        """A player changed a widget: act on it (but not when the page itself is setting widgets to match the
+        session, which would turn a display update into a command)."""
+        if not self._syncing:
+            fn()
 
     def _sync_seat_widgets(self) -> None:
         n = self._players_w.value or 2
@@ -550,7 +559,7 @@ class ZooDashboard(param.Parameterized):
         k = int(((grid["direction"] - x) ** 2 / 100.0 + (grid["speed"] - y) ** 2 / 0.04).idxmin())
         return self.session.propose_flick(float(grid["direction"][k]), float(grid["speed"][k]))
 
-    def _typed_aim(self, _event: Any) -> None:
+    def _typed_aim(self) -> None:
         s = self.session
         d, v = self._dir_w.value, self._speed_w.value
         if d is None or v is None or (d, v) == (s.direction, s.speed):
@@ -644,6 +653,13 @@ class ZooDashboard(param.Parameterized):
         self._upload.clear()
 
     def _sync_game_widgets(self) -> None:
+        self._syncing = True
+        try:
+            self._set_game_widgets()
+        finally:
+            self._syncing = False
+
+    def _set_game_widgets(self) -> None:
         s = self.session
         g = s.state.game
         self._mode_w.value = next(k for k, (m, v) in MODES.items() if m == g.mode and v == (g.all_valley and
@@ -719,7 +735,7 @@ class ZooDashboard(param.Parameterized):
 
     def _on_proposal(self, *_events: Any) -> None:
         self._aim_seq += 1
-        self.odds = None
+        self.odds, self.odds_progress = None, 0
         if self.grid is not None and self._grid_key != self._grid_base():
             self.grid = None
         if not self.animating:
@@ -782,6 +798,19 @@ class ZooDashboard(param.Parameterized):
         self._src["aim"].data = za.aim_data(s)
         flickable = st.flickable() if st.phase in ("flick", "extra") else []
         person = st.phase != "over" and s.seats[st.to_move] == "person"
+        self._syncing = True
+        try:
+            self._sync_proposal_widgets(flickable)
+        finally:
+            self._syncing = False
+        playable = person and st.phase in ("flick", "extra") and s.proposal_problem() is None
+        self._commit.disabled = not playable
+        self._heat_mark.data = {"x": [s.direction], "y": [s.speed]} if playable and s.spot != "here" else {
+            "x": [], "y": []}
+        self._show_odds()
+
+    def _sync_proposal_widgets(self, flickable: list[str]) -> None:
+        s = self.session
         self._die_w.options = flickable
         if s.die in flickable:
             self._die_w.value = s.die
@@ -796,11 +825,6 @@ class ZooDashboard(param.Parameterized):
         self._face_w.disabled = s.spot == "here"
         if (self._dir_w.value, self._speed_w.value) != (s.direction, s.speed):
             self._dir_w.value, self._speed_w.value = s.direction, s.speed
-        playable = person and st.phase in ("flick", "extra") and s.proposal_problem() is None
-        self._commit.disabled = not playable
-        self._heat_mark.data = {"x": [s.direction], "y": [s.speed]} if playable and s.spot != "here" else {
-            "x": [], "y": []}
-        self._show_odds()
 
     def _show_odds(self) -> None:
         s = self.session

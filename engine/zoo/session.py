@@ -539,7 +539,7 @@ class ZooSession(param.Parameterized):
             self._odds_notes = {}
             self.log = [*self.log, entry]
             self.last_frames = frames
-            if isinstance(action, Flick) or s.phase not in ("flick", "extra"):
+            if isinstance(action, Flick) or s.phase not in ("flick", "extra") or self.die not in s.flickable():
                 self._reset_proposal()
             events = "; ".join(last.get("events", []))
             self.message = (f"{action}. {events + '. ' if events else ''}{self._prompt()}").strip()

@@ -84,6 +84,7 @@ def test_an_opponent_knocked_out_is_placed_by_a_click(monkeypatch: pytest.Monkey
     assert d.tap(200.0, 210.0)
     e1 = s.state.dice["E1"]
     assert (e1.status, e1.x, e1.y, e1.face) == ("arena", 200.0, 210.0, "head")
+    assert s.die == "E2" and d._src["sel"].data["x"] and d._src["dots"].data["x"]  # P2's flick is set up
 
 
 def test_the_heat_map_aims_and_the_odds_come_in_refined_steps() -> None:
@@ -166,3 +167,23 @@ def test_the_loser_of_a_round_chooses_who_starts_with_a_button(monkeypatch: pyte
     assert [b.label for b in buttons] == ["P1 (Crocodile) starts", "P2 (Elephant) starts"]
     buttons[1].clicks += 1
     assert st.phase == "flick" and st.round_no == 2 and st.to_move == 1
+
+
+def test_setting_the_widgets_to_match_the_session_is_not_a_command() -> None:
+    d = dashboard()
+    s = d.session
+    assert d.tap(*za.bench_xy(0, 0)) and d.tap(150.0, 310.0) and d.tap(*za.bench_xy(0, 0))
+    assert d._spot_w.value == "N-dot" and d._face_w.value == "head"
+    other = ZooSession(seed=9, seats=["person", "person"])
+    assert other.choose_die("C3") and other.set_face("tail")
+    d._load_file(type("E", (), {"new": other.save().encode()})())
+    # The widgets follow the loaded battle; the session was not steered by them on the way.
+    assert s.message.startswith("Battle loaded") and s.spot == "S-dot" and s.face == "head"
+    assert d._spot_w.value == "S-dot" and d._seed_w.value == 9
+    d._syncing = True  # while the page sets its widgets, their watchers do not steer the session
+    d._face_w.value = "tail"
+    d._spot_w.value = "W-dot"
+    assert (s.face, s.spot) == ("head", "S-dot")
+    d._syncing = False
+    d._face_w.value = "back"  # a player's own change acts
+    assert s.face == "back"
