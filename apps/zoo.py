@@ -213,7 +213,7 @@ def alert_type(message: str) -> str:
     low = message.lower()
     if low.startswith("could not") or "refused" in low:
         return "danger"
-    if "caged" in low or "won" in low:
+    if "caged" in low or "fell into" in low or "won" in low:
         return "success"
     if "foul" in low or "out for" in low or "not yet playable" in low:
         return "warning"
