@@ -3,10 +3,13 @@
 A ``ZooSession`` wraps one battle for one browser tab or notebook. The battle's options (mode, players,
 teams, seats person/bot, seed) and the aim noise of the odds are parameters; the player's commands are
 methods: ``choose_die``, ``launch_spot``, ``set_face``, ``propose_flick`` (direction, speed) build the
-proposed flick, ``odds`` estimates it, ``commit_flick`` plays it and returns the trajectory frames to
-animate; ``place``, ``use_ability``, ``choose_first``, ``pass_extra`` and ``play_bot`` are the other moves;
-``save``/``load`` keep a whole session as JSON. A command that cannot be carried out returns False (or
-None), says why in ``message`` and leaves the battle exactly as it was.
+proposed flick (``propose_vector`` aims by a drag on the arena, ``spot_at`` names the rail spot under a
+click), ``odds`` estimates it (``note_odds`` keeps the odds shown with the flick's log entry),
+``commit_flick`` plays it and returns the trajectory frames to animate; ``think_bot`` works out a bot's
+move on a copy (off a page's event loop) for ``play_bot`` to play; ``place``, ``use_ability``,
+``choose_first``, ``pass_extra`` and ``play_bot`` are the other moves; ``save``/``load`` keep a whole
+session as JSON. A command that cannot be carried out returns False (or None), says why in ``message``
+and leaves the battle exactly as it was.
 """
 
 from __future__ import annotations
