@@ -909,14 +909,16 @@ class ZooDashboard(param.Parameterized):
         if self._grid_rows[0] != base:
             self._grid_rows = (base, [])
         rows = self._grid_rows[1]
-        for k, speed in enumerate(GRID_SPEEDS):  # a row at a time: a new aim's odds come first, then it resumes
+        half = (len(dirs) + 1) // 2
+        pieces = [(speed, part) for speed in GRID_SPEEDS for part in (dirs[:half], dirs[half:])]
+        for k, (speed, part) in enumerate(pieces):  # small pieces: a new aim's odds come first, then it resumes
             if k < len(rows):
                 continue
             if self.session.version != job["version"] or self.animating or self._aim_seq != job["aim_seq"]:
                 self._request()
                 return
             try:
-                rows.append(odds_grid(job["state"], flick.with_aim(dirs[0], speed), list(dirs), [speed],
+                rows.append(odds_grid(job["state"], flick.with_aim(part[0], speed), list(part), [speed],
                                       noise=job["noise"], samples=GRID_SAMPLES, seed=k, workers=1))
             except ValueError:
                 return
