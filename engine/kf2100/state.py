@@ -1200,14 +1200,16 @@ class KungFuGame(Game):
         """Every counter of the scenario's mix, in set-up order."""
         units, sc = self.book.units, self.scenario
         out = [Figure(t, "terminator", self.terminator_levels.get(t, units.terminators[t])) for t in sc.terminators]
-        out.append(Figure("CM", "clone_master"))
+        armed = {key: t.weapon for key, t in units.types.items()}  # a unit type's weapon, from units.toml
+        out.append(Figure("CM", "clone_master", weapon=armed["clone_master"]))
         for j in sc.jellies:
             levels, weapon = units.jellies[j]
             out.append(Figure(j, "jelly", levels, weapon))
-        out += [Figure(f"A{i}", "armed_technician", weapon="gun") for i in range(1, sc.armed_technicians + 1)]
-        out += [Figure(f"U{i}", "unarmed_technician") for i in range(1, sc.unarmed_technicians + 1)]
-        out += [Figure(f"S{i}", "servant") for i in range(1, sc.servants + 1)]
-        out += [Figure(f"LC{i}", "constabulary", weapon="gun") for i in range(1, sc.constabulary_total + 1)]
+        for prefix, kind, count in (("A", "armed_technician", sc.armed_technicians),
+                                    ("U", "unarmed_technician", sc.unarmed_technicians),
+                                    ("S", "servant", sc.servants),
+                                    ("LC", "constabulary", sc.constabulary_total)):
+            out += [Figure(f"{prefix}{i}", kind, weapon=armed[kind]) for i in range(1, count + 1)]
         return out
 
     def new_initial_state(self, rng: Any = None) -> KungFuState:

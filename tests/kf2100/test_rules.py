@@ -423,3 +423,12 @@ def test_random_sim_with_bot_choices_reaches_deep_combat():
     report = random_sim_test(game, num_games=2, seed=3, check_every=15,
                              choose=lambda state, rng: bots[state.current_player()].choose(state, rng))
     assert report.games == 2 and report.chance_nodes > 50
+
+
+def test_the_clone_master_is_armed_as_the_seed_says():
+    # "Clone Master = armed": units.toml gives him a gun, so he joins a combat at range and picks a Gun chit.
+    s = skirmish(BASIC, {"T1": "n9", "CM": "n11"}, phase="combat1")
+    assert s.figs["CM"].weapon == "gun"
+    assert s.combat.members == ["T1", "CM"]
+    play(s, "chits T1 fist+kick+mist", "chits CM gun", "lead terminators")
+    assert legal_text(s) == {"attack CM gun T1"}
