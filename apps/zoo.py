@@ -1026,7 +1026,7 @@ def benchmark(browser: bool = True, repeats: int = 5) -> list[tuple[str, float]]
     return rows
 
 
-def _browser_fps(flicks: int = 3) -> list[tuple[str, float]]:
+def _browser_fps(flicks: int = 5) -> list[tuple[str, float]]:
     """Serve the app here, open it in headless Chromium, play flicks and read back the animation frame rate."""
     from playwright.sync_api import sync_playwright
 
@@ -1075,8 +1075,13 @@ def _browser_fps(flicks: int = 3) -> list[tuple[str, float]]:
             b.close()
         fps = [e["fps"] for e in dash.fps_log]
         secs = [e["seconds"] for e in dash.fps_log]
-        return [("zoo odds in the served page, first estimate after the aim, worst s", max(first_odds)),
-                ("zoo odds in the served page, all 500 flicks after the aim, worst s", max(all_odds)),
+        first_odds.sort()
+        all_odds.sort()
+        mid = len(first_odds) // 2
+        return [("zoo odds in the served page, first estimate after the aim, median s", first_odds[mid]),
+                ("zoo odds in the served page, first estimate after the aim, worst s", first_odds[-1]),
+                ("zoo odds in the served page, all 500 flicks after the aim, median s", all_odds[mid]),
+                ("zoo odds in the served page, all 500 flicks after the aim, worst s", all_odds[-1]),
                 ("zoo animation in Chromium, frames per second (lowest)", min(fps) if fps else float("nan")),
                 ("zoo animation in Chromium, frames per second (mean)", float(np.mean(fps)) if fps else float("nan")),
                 ("zoo animation length, mean s", float(np.mean(secs)) if secs else float("nan"))]
