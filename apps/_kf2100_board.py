@@ -207,7 +207,7 @@ class BoardModel:
 
         for sq in view["face_down"]:
             col, row = self.col_row(sq)
-            put(col, row, FACE_DOWN, "#475569", 1.0, "face-down counter", "a Clone Master counter, face down", "?")
+            put(col, row, FACE_DOWN, "#475569", 1.0, "face-down counter", f"a face-down counter on {sq}", "?")
         for f in view["figures"]:
             if f["status"] not in ("active", "unconscious", "waiting"):
                 continue
@@ -223,7 +223,8 @@ class BoardModel:
             levels = counter_levels(f)
             if f["status"] == "unconscious":
                 fill, levels = "#fca5a5" if f["kind"] == "terminator" else "#6b7280", "KO"
-            detail = f"{f['id']}: {KIND_NAMES[f['kind']]}" + ("" if face_up else " (face down: yours only)")
+            detail = f"{f['id']}: {KIND_NAMES[f['kind']]}" + (f" on {f['square']}" if f["square"] else "") \
+                + ("" if face_up else " (face down: yours only)")
             if any(f["start"]):
                 detail += " · " + levels_text(f)
             if f["weapon"]:

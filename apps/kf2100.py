@@ -570,10 +570,9 @@ class KungFuDashboard(param.Parameterized):
         fw = round((xlim[1] - xlim[0]) * SCALE)
         fh = round((ylim[1] - ylim[0]) * SCALE)
         base = hv.Rectangles(m.base(), kdims=["x0", "y0", "x1", "y1"], vdims=["colour", "square", "what"]).opts(
-            color="colour", line_color="#cbd5e1", line_width=0.5, xlim=xlim, ylim=ylim, frame_width=fw,
-            frame_height=fh, xaxis=None, yaxis=None, default_tools=[], tools=[HoverTool(tooltips=[
-                ("", "@square: @what")])], toolbar=None, border=0, show_frame=False, bgcolor="#f8fafc",
-            backend_opts={"plot.name": "board"})
+            color="colour", line_color="#cbd5e1", line_width=0.5, xlim=xlim, ylim=ylim, width=fw,
+            height=fh, xaxis=None, yaxis=None, default_tools=[], tools=[], toolbar=None, border=0,
+            show_frame=False, bgcolor="#f8fafc", backend_opts={"plot.name": "board"})
         rooms = hv.Labels(m.room_labels(), kdims=["x", "y"], vdims=["text", "angle"]).opts(
             text_font_size="7.5pt", text_color="#475569", text_baseline="top", angle="angle", default_tools=[],
             text_font_style="italic")

@@ -75,7 +75,7 @@ def click_until(page, click, cond):
     for _ in range(3):
         click()
         try:
-            wait_for(cond, page, timeout=2.0)
+            wait_for(cond, page, timeout=3.0)
             return
         except AssertionError:
             continue
@@ -93,16 +93,15 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     shot(page, "1_entry", "Where does T1 wait")
 
     # T1 waits at the disposal by a click on its square; T2 and T3 by the buttons.
-    click_square(page, dash, "c3")
-    until(lambda: s.state.figs["T1"].entry == "disposal", page)
+    click_until(page, lambda: click_square(page, dash, "c3"), lambda: s.state.figs["T1"].entry == "disposal")
     for fid, entry in (("T2", "disposal"), ("T3", "loo")):
         page.get_by_role("button", name=f"{fid} at the {entry}").click()
         until(lambda fid=fid, entry=entry: s.state.figs[fid].entry == entry, page)
     until(human_turn(dash), page)
 
     # Select T1 where it waits; the squares it can reach are highlighted with their cost.
-    click_figure(page, dash, "T1")
-    until(lambda: s.selected == "T1" and dash._frames["costs"]["text"], page)
+    click_until(page, lambda: click_figure(page, dash, "T1"),
+                lambda: s.selected == "T1" and dash._frames["costs"]["text"])
     costs = sorted(map(int, dash._frames["costs"]["text"]))
     assert costs == sorted(s.reachable("T1").values()) and costs[0] == 1
     shot(page, "2_t1_selected", "T1 selected")
@@ -115,13 +114,13 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     assert s.save() == before
 
     # Enter the lair by the disposal, then walk on.
-    click_square(page, dash, "c3")
-    until(lambda: s.state.figs["T1"].pos == s.game.board.square("c3"), page)
+    click_until(page, lambda: click_square(page, dash, "c3"),
+                lambda: s.state.figs["T1"].pos == s.game.board.square("c3"))
     assert any(e.get("event") == "T1 enters by the disposal" for e in s.state.log)
     click_until(page, lambda: click_figure(page, dash, "T1"), lambda: s.selected == "T1")
     mp, cost = s.state.figs["T1"].mp, s.reachable()["e4"]
-    click_square(page, dash, "e4")
-    until(lambda: s.state.figs["T1"].pos == s.game.board.square("e4"), page)
+    click_until(page, lambda: click_square(page, dash, "e4"),
+                lambda: s.state.figs["T1"].pos == s.game.board.square("e4"))
     assert s.state.figs["T1"].mp == mp - cost
     shot(page, "3_t1_entered")
 
@@ -145,7 +144,8 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     expect(page.locator("table.odds")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
     shot(page, "4_combat_armed", "Combat: a fresh attack")
     rolls = len(s.log)
-    click_figure(page, dash, "J3")
+    click_until(page, lambda: click_figure(page, dash, "J3"),
+                lambda: s.state.combat is None or s.state.combat.attack is not None or len(s.log) > rolls)
     until(lambda: s.state.combat is None or len(s.log) > rolls, page)
     assert s.log[rolls]["what"].startswith("T1 kick on J3")
 
@@ -203,8 +203,8 @@ def test_hot_seat_hand_over_hides_the_clone_masters_counters(page, serve_app, co
     page.get_by_role("button", name="I am the Clone Master: show my side").click()
     until(lambda: s.handover is None and s.viewer == 1, page)
     square = s.legal()[0].split()[-1]
-    click_square(page, dash, square)
-    until(lambda: s.state.figs["CM"].pos == s.game.board.square(square), page)
+    click_until(page, lambda: click_square(page, dash, square),
+                lambda: s.state.figs["CM"].pos == s.game.board.square(square))
     until(lambda: "CM" in dash._frames["where"], page)
     expect(page.get_by_text(f"to place {s.state.queue[0]} ").first).to_be_visible(timeout=WAIT)
     page.get_by_role("button", name="Place the rest automatically").click()
@@ -234,15 +234,14 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     other.get_by_role("button", name="New game").click()
     until(lambda: second.session.scenario == "solo" and human_turn(second)(), other)
     before = second.session.save()
-    click_square(page, first, "c3")
-    until(lambda: first.session.state.figs["T1"].entry == "disposal", page)
+    click_until(page, lambda: click_square(page, first, "c3"),
+                lambda: first.session.state.figs["T1"].entry == "disposal")
     assert second.session.save() == before and first.session.scenario == "basic"
     # Solo: the Terminator wakes on g2 and moves by clicks.
-    click_figure(other, second, "T1")
-    until(lambda: second.session.selected == "T1", other)
+    click_until(other, lambda: click_figure(other, second, "T1"), lambda: second.session.selected == "T1")
     target = sorted(second.session.reachable())[0]
-    click_square(other, second, target)
-    until(lambda: second.session.state.figs["T1"].pos == second.session.game.board.square(target), other)
+    click_until(other, lambda: click_square(other, second, target),
+                lambda: second.session.state.figs["T1"].pos == second.session.game.board.square(target))
     shot(other, "7_solo_moved")
     assert first.session.state.figs["T1"].entry == "disposal"
     # A bad file gets a message and the game stays.
@@ -271,11 +270,11 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     until(lambda: first._frames["costs"]["text"], page)
     shot(page, "8_clone_master_bonus_move", "bonus move of up to 4")
     target = max(s.reachable("CM"), key=lambda q: s.reachable("CM")[q])
-    click_square(page, first, target)
-    until(lambda: s.state.bonus_mp == 0 and s.state.figs["CM"].pos == s.game.board.square(target), page)
+    click_until(page, lambda: click_square(page, first, target),
+                lambda: s.state.bonus_mp == 0 and s.state.figs["CM"].pos == s.game.board.square(target))
     click_until(page, lambda: click_square(page, first, "n9"), lambda: s.selected == "J1")
     step = sorted(s.reachable("J1"))[0]
-    click_square(page, first, step)
-    until(lambda: s.state.figs["J1"].pos == s.game.board.square(step), page)
+    click_until(page, lambda: click_square(page, first, step),
+                lambda: s.state.figs["J1"].pos == s.game.board.square(step))
     other.close()
     assert console_errors == []
