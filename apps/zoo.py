@@ -279,6 +279,7 @@ class ZooDashboard(param.Parameterized):
         self._worker = _Worker(self._background)
         self._aim_seq = 0
         self._syncing = False
+        self._job: dict[str, Any] | None = None  # the latest job for the worker, taken on the page's loop
         self._odds_done = -1  # the aim whose odds are complete
         self._anim_seq = 0
         self._grid_key: Any = None
@@ -849,8 +850,12 @@ class ZooDashboard(param.Parameterized):
             self._heat.xaxis.axis_label = "direction (degrees from straight in)"
 
     # --- background: odds, heat map, bots ---------------------------------------------------------------------
-    def _request(self) -> None:
+    def _request(self, snapshot: bool = True) -> None:
+        """Ask the worker to (re)consider the battle; on the page's loop the job is taken here and now, which
+        spares the worker a round trip through a loop busy sending the page its updates."""
         if self.background:
+            if snapshot:
+                self._job = self._snapshot()
             self._worker.request()
 
     def _snapshot(self) -> dict[str, Any]:
@@ -867,11 +872,13 @@ class ZooDashboard(param.Parameterized):
                 "animating": self.animating}
 
     def _background(self) -> None:
-        box: list[dict[str, Any]] = []
-        self._on_loop(lambda: box.append(self._snapshot()), wait=True)
-        if not box:
-            return
-        job = box[0]
+        job, self._job = self._job, None
+        if job is None:
+            box: list[dict[str, Any]] = []
+            self._on_loop(lambda: box.append(self._snapshot()), wait=True)
+            if not box:
+                return
+            job = box[0]
         if job["animating"]:
             return
         if job["bot"]:
@@ -915,7 +922,7 @@ class ZooDashboard(param.Parameterized):
             if k < len(rows):
                 continue
             if self.session.version != job["version"] or self.animating or self._aim_seq != job["aim_seq"]:
-                self._request()
+                self._request(snapshot=False)  # the change that stopped this asked for a new job already
                 return
             try:
                 rows.append(odds_grid(job["state"], flick.with_aim(part[0], speed), list(part), [speed],
