@@ -232,6 +232,8 @@ class BoardModel:
             if f["status"] != "active":
                 detail += f" · {f['status']}" + (f" at the {f['entry']}" if f["status"] == "waiting" else "")
             is_sel = f["id"] == selected
-            put(col, row, fill, "#facc15" if is_sel else "#0f172a", 4.0 if is_sel else 1.0, f["id"], detail, f["id"],
-                levels)
+            line, lw = ("#0f172a", 1.0) if face_up else (KIND_COLOURS[f["kind"]], 2.5)  # own face-down: kind border
+            if is_sel:
+                line, lw = "#facc15", 4.0
+            put(col, row, fill, line, lw, f["id"], detail, f["id"], levels)
         return rects, labels, where
