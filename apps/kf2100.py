@@ -26,6 +26,7 @@ from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Numeral
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
+from apps._background import BackgroundWorker
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
 from engine.kf2100.bots import HeuristicBot
@@ -210,41 +211,6 @@ def crt_figure() -> tuple[figure, ColumnDataSource]:
     return fig, mark
 
 
-# --- background work ----------------------------------------------------------------------------------
-
-class _Worker:
-    """One background thread at a time; a request while it runs makes it run again."""
-
-    def __init__(self, work: Callable[[], None]) -> None:
-        self._work = work
-        self._lock = threading.Lock()
-        self._dirty = False
-        self._thread: threading.Thread | None = None
-        self.idle = threading.Event()
-        self.idle.set()
-
-    def request(self) -> None:
-        with self._lock:
-            self._dirty = True
-            self.idle.clear()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="kf2100-worker", daemon=True)
-                self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            with self._lock:
-                if not self._dirty:
-                    self._thread = None
-                    self.idle.set()
-                    return
-                self._dirty = False
-            try:
-                self._work()
-            except Exception as exc:  # the worker must not die silently
-                print(f"kf2100 background work failed: {exc!r}", flush=True)
-
-
 class KungFuDashboard(param.Parameterized):
     """The page for one session: the board, the decisions, the combat panel and the side panels."""
 
@@ -261,7 +227,7 @@ class KungFuDashboard(param.Parameterized):
         self._doc = pn.state.curdoc
         served = self._doc is not None and self._doc.session_context is not None
         self.session.pace = served  # in a notebook the bots play at once
-        self._worker = _Worker(self._background)
+        self._worker = BackgroundWorker(self._background, name="kf2100-worker")
         self._callback: Any = None
         self._combat_key: tuple | None = None
         self._combat_log_start = 0

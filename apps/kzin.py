@@ -30,6 +30,7 @@ from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFo
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
+from apps._background import BackgroundWorker
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
 from engine.kzin.rules import RULE_OPTIONS
@@ -328,40 +329,6 @@ class _Job:
     rules: dict
 
 
-class _Worker:
-    """One background thread at a time per dashboard; a request while it runs makes it run again."""
-
-    def __init__(self, work: Callable[[], None], on_error: Callable[[Exception], None]) -> None:
-        self._work = work
-        self._on_error = on_error
-        self._lock = threading.Lock()
-        self._dirty = False
-        self._thread: threading.Thread | None = None
-        self.idle = threading.Event()
-        self.idle.set()
-
-    def request(self) -> None:
-        with self._lock:
-            self._dirty = True
-            self.idle.clear()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="kzin-worker", daemon=True)
-                self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            with self._lock:
-                if not self._dirty:
-                    self._thread = None
-                    self.idle.set()
-                    return
-                self._dirty = False
-            try:
-                self._work()
-            except Exception as exc:  # the page must hear of it, and the worker must not die silently
-                self._on_error(exc)
-
-
 class KzinDashboard(param.Parameterized):
     """The page for one session: views bound to the session, the player's commands, background odds."""
 
@@ -378,7 +345,7 @@ class KzinDashboard(param.Parameterized):
             params["session"] = KzinSession()
         super().__init__(**params)
         self._doc = pn.state.curdoc
-        self._worker = _Worker(self._background, lambda exc: self._on_loop(
+        self._worker = BackgroundWorker(self._background, name="kzin-worker", on_error=lambda exc: self._on_loop(
             lambda: self.param.update(busy=False, error=f"The background odds failed: {exc!r}")))
         s = self.session
         self._tiles = pn.FlexBox(margin=0)

@@ -31,6 +31,7 @@ from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from apps import _zoo_arena as za
+from apps._background import BackgroundWorker
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
 from engine.zoo.odds import OUTCOMES, FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
@@ -220,41 +221,6 @@ def alert_type(message: str) -> str:
     return "info"
 
 
-# --- background work -----------------------------------------------------------------------------------------
-
-class _Worker:
-    """One background thread at a time per dashboard; a request while it runs makes it run again."""
-
-    def __init__(self, work: Callable[[], None]) -> None:
-        self._work = work
-        self._lock = threading.Lock()
-        self._dirty = False
-        self._thread: threading.Thread | None = None
-        self.idle = threading.Event()
-        self.idle.set()
-
-    def request(self) -> None:
-        with self._lock:
-            self._dirty = True
-            self.idle.clear()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="zoo-worker", daemon=True)
-                self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            with self._lock:
-                if not self._dirty:
-                    self._thread = None
-                    self.idle.set()
-                    return
-                self._dirty = False
-            try:
-                self._work()
-            except Exception as exc:  # the worker must not die silently
-                print(f"zoo background work failed: {exc!r}", flush=True)
-
-
 class ZooDashboard(param.Parameterized):
     """The page for one session: the arena and its gestures, the odds, the animation, the controls."""
 
@@ -276,7 +242,7 @@ class ZooDashboard(param.Parameterized):
         self.session.odds_workers = 1  # never fork from the server's threads
         self._doc = pn.state.curdoc
         self._served = self._live()  # on a server (else a notebook or a test: no event loop to hand work to)
-        self._worker = _Worker(self._background)
+        self._worker = BackgroundWorker(self._background, name="zoo-worker")
         self._aim_seq = 0
         self._syncing = False
         self._job: dict[str, Any] | None = None  # the latest job for the worker, taken on the page's loop

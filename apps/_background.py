@@ -1,0 +1,47 @@
+"""Background work for the dashboards: one worker thread per page, never more.
+
+Odds, rollouts and bot thinking run off the server's event loop so a page never freezes. A request
+while the worker is busy marks it dirty, so it runs once more with the latest state instead of piling
+up threads. Results go back to the page through ``pn.state.execute`` (the page's concern, not this).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+
+class BackgroundWorker:
+    """One background thread at a time; a request while it runs makes it run again."""
+
+    def __init__(self, work: Callable[[], None], on_error: Callable[[Exception], None] | None = None,
+                 name: str = "dashboard-worker") -> None:
+        self._work = work
+        self._on_error = on_error or (lambda exc: print(f"{name}: background work failed: {exc!r}", flush=True))
+        self._name = name
+        self._lock = threading.Lock()
+        self._dirty = False
+        self._thread: threading.Thread | None = None
+        self.idle = threading.Event()
+        self.idle.set()
+
+    def request(self) -> None:
+        with self._lock:
+            self._dirty = True
+            self.idle.clear()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+                self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                if not self._dirty:
+                    self._thread = None
+                    self.idle.set()
+                    return
+                self._dirty = False
+            try:
+                self._work()
+            except Exception as exc:  # the page must hear of it, and the worker must not die silently
+                self._on_error(exc)
