@@ -2,13 +2,17 @@
 
 Odds, rollouts and bot thinking run off the server's event loop so a page never freezes. A request
 while the worker is busy marks it dirty, so it runs once more with the latest state instead of piling
-up threads. Results go back to the page through ``pn.state.execute`` (the page's concern, not this).
+up threads. Results go back to the page with :func:`run_on_page_loop`, on the page's event loop.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+from panel.io.state import set_curdoc
 
 
 class BackgroundWorker:
@@ -45,3 +49,33 @@ class BackgroundWorker:
                 self._work()
             except Exception as exc:  # the page must hear of it, and the worker must not die silently
                 self._on_error(exc)
+
+
+def run_on_page_loop(doc: Any, fn: Callable[[], None], wait: bool = False, served: bool | None = None) -> None:
+    """Run ``fn`` on a served page's event loop, from any thread (Bokeh models change only there).
+
+    Outside a server (a notebook, a test without a browser) ``fn`` runs at once. ``served`` says whether
+    the page was served; when it was and its session has ended (the tab was closed), nothing runs.
+    ``wait`` blocks until ``fn`` has run (at most 30 s).
+    """
+    live = doc is not None and doc.session_context is not None
+    if not (live if served is None else served):
+        fn()
+        return
+    if not live:
+        return
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            fn()
+        finally:
+            done.set()
+
+    try:
+        with set_curdoc(doc):
+            pn.state.execute(run, schedule=True)
+    except Exception:  # the tab was closed: nothing to update
+        return
+    if wait:
+        done.wait(timeout=30)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import io
-import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -24,9 +23,8 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter
 from bokeh.plotting import figure
-from panel.io.state import set_curdoc
 
-from apps._background import BackgroundWorker
+from apps._background import BackgroundWorker, run_on_page_loop
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
 from engine.kf2100.bots import HeuristicBot
@@ -879,26 +877,8 @@ class KungFuDashboard(param.Parameterized):
         self._on_loop(lambda: self.param.update(outlook=(key, result)))
 
     def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
-        """Run ``fn`` on the page's event loop (directly when there is no server session)."""
-        doc = self._doc
-        if doc is None or doc.session_context is None:
-            fn()
-            return
-        done = threading.Event()
-
-        def run() -> None:
-            try:
-                fn()
-            finally:
-                done.set()
-
-        try:
-            with set_curdoc(doc):
-                pn.state.execute(run, schedule=True)
-        except Exception:  # the tab was closed
-            return
-        if wait:
-            done.wait(timeout=30)
+        """Run ``fn`` on the page's event loop (see :func:`apps._background.run_on_page_loop`)."""
+        run_on_page_loop(self._doc, fn, wait)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         return self._worker.idle.wait(timeout)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import io
 import math
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,9 +27,8 @@ import panel as pn
 import param
 from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
-from panel.io.state import set_curdoc
 
-from apps._background import BackgroundWorker
+from apps._background import BackgroundWorker, run_on_page_loop
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
 from engine.kzin.rules import RULE_OPTIONS
@@ -537,26 +535,8 @@ class KzinDashboard(param.Parameterized):
         self.session.progress = 1.0
 
     def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
-        """Run ``fn`` on the page's event loop (directly when there is no server session)."""
-        doc = self._doc
-        if doc is None or doc.session_context is None:
-            fn()
-            return
-        done = threading.Event()
-
-        def run() -> None:
-            try:
-                fn()
-            finally:
-                done.set()
-
-        try:
-            with set_curdoc(doc):
-                pn.state.execute(run, schedule=True)
-        except Exception:  # the tab was closed: nothing to update
-            return
-        if wait:
-            done.wait(timeout=30)
+        """Run ``fn`` on the page's event loop (see :func:`apps._background.run_on_page_loop`)."""
+        run_on_page_loop(self._doc, fn, wait)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Wait until the background work is done (for tests and notebooks)."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import io
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,10 +27,9 @@ import param
 from bokeh.events import DoubleTap, PanEnd, PanStart, Tap
 from bokeh.models import ColumnDataSource, CustomJS, LinearColorMapper
 from bokeh.plotting import figure
-from panel.io.state import set_curdoc
 
 from apps import _zoo_arena as za
-from apps._background import BackgroundWorker
+from apps._background import BackgroundWorker, run_on_page_loop
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
 from engine.zoo.odds import OUTCOMES, FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
@@ -919,29 +917,8 @@ class ZooDashboard(param.Parameterized):
             self._play(lambda: self.session.play_bot(choice))
 
     def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
-        """Run ``fn`` on the page's event loop (directly when there is no server session; not at all once the
-        tab is closed)."""
-        doc = self._doc
-        if not self._served:
-            fn()
-            return
-        if doc is None or doc.session_context is None:
-            return
-        done = threading.Event()
-
-        def run() -> None:
-            try:
-                fn()
-            finally:
-                done.set()
-
-        try:
-            with set_curdoc(doc):
-                pn.state.execute(run, schedule=True)
-        except Exception:  # the tab was closed: nothing to update
-            return
-        if wait:
-            done.wait(timeout=30)
+        """Run ``fn`` on the page's event loop (see :func:`apps._background.run_on_page_loop`)."""
+        run_on_page_loop(self._doc, fn, wait, served=self._served)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Wait until the background work is done (for tests and notebooks)."""

@@ -39,3 +39,12 @@ def test_an_error_is_reported_and_the_worker_goes_on():
     w.request()
     assert w.idle.wait(5)
     assert [str(e) for e in errors] == ["boom"] and done == [1]
+
+
+def test_run_on_page_loop_outside_a_server_runs_at_once_and_not_for_a_closed_tab():
+    from apps._background import run_on_page_loop
+
+    ran = []
+    run_on_page_loop(None, lambda: ran.append("notebook"))
+    run_on_page_loop(None, lambda: ran.append("closed tab"), served=True)
+    assert ran == ["notebook"]
