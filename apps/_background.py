@@ -79,3 +79,13 @@ def run_on_page_loop(doc: Any, fn: Callable[[], None], wait: bool = False, serve
         return
     if wait:
         done.wait(timeout=30)
+
+
+def page_document() -> Any:
+    """The Bokeh document of the page being built, or None in a notebook or a plain test.
+
+    Only Panel's own per-session context counts. ``pn.state.curdoc`` falls back to Bokeh's global
+    current document, which a server thread handling another tab can fill for a moment; a page built
+    outside a server would then take itself for served.
+    """
+    return pn.state._curdoc.get()

@@ -24,7 +24,7 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter
 from bokeh.plotting import figure
 
-from apps._background import BackgroundWorker, run_on_page_loop
+from apps._background import BackgroundWorker, page_document, run_on_page_loop
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
 from engine.kf2100.bots import HeuristicBot
@@ -222,7 +222,7 @@ class KungFuDashboard(param.Parameterized):
         if params.get("session") is None:
             params["session"] = KungFuSession(hand_over=True)
         super().__init__(**params)
-        self._doc = pn.state.curdoc
+        self._doc = page_document()
         served = self._doc is not None and self._doc.session_context is not None
         self.session.pace = served  # in a notebook the bots play at once
         self._worker = BackgroundWorker(self._background, name="kf2100-worker")

@@ -28,7 +28,7 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
 
-from apps._background import BackgroundWorker, run_on_page_loop
+from apps._background import BackgroundWorker, page_document, run_on_page_loop
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
 from engine.kzin.rules import RULE_OPTIONS
@@ -342,7 +342,7 @@ class KzinDashboard(param.Parameterized):
         if params.get("session") is None:
             params["session"] = KzinSession()
         super().__init__(**params)
-        self._doc = pn.state.curdoc
+        self._doc = page_document()
         self._worker = BackgroundWorker(self._background, name="kzin-worker", on_error=lambda exc: self._on_loop(
             lambda: self.param.update(busy=False, error=f"The background odds failed: {exc!r}")))
         s = self.session

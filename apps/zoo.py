@@ -29,7 +29,7 @@ from bokeh.models import ColumnDataSource, CustomJS, LinearColorMapper
 from bokeh.plotting import figure
 
 from apps import _zoo_arena as za
-from apps._background import BackgroundWorker, run_on_page_loop
+from apps._background import BackgroundWorker, page_document, run_on_page_loop
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
 from engine.zoo.odds import OUTCOMES, FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
@@ -238,7 +238,7 @@ class ZooDashboard(param.Parameterized):
             params["session"] = ZooSession(seats=["person", "bot"], odds_workers=1)
         super().__init__(**params)
         self.session.odds_workers = 1  # never fork from the server's threads
-        self._doc = pn.state.curdoc
+        self._doc = page_document()
         self._served = self._live()  # on a server (else a notebook or a test: no event loop to hand work to)
         self._worker = BackgroundWorker(self._background, name="zoo-worker")
         self._aim_seq = 0
