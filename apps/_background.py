@@ -1,18 +1,22 @@
-"""Background work for the dashboards: one worker thread per page, never more.
+"""Background work and safe page updates for the dashboards: one worker thread per page, never more.
 
 Odds, rollouts and bot thinking run off the server's event loop so a page never freezes. A request
 while the worker is busy marks it dirty, so it runs once more with the latest state instead of piling
-up threads. Results go back to the page with :func:`run_on_page_loop`, on the page's event loop.
+up threads. Results go back to the page with :func:`run_on_page_loop`, on the page's event loop, and
+every method that sets Bokeh model properties directly is marked :func:`changes_bokeh_models`.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import panel as pn
 from panel.io.state import set_curdoc
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class BackgroundWorker:
@@ -51,18 +55,19 @@ class BackgroundWorker:
                 self._on_error(exc)
 
 
-def run_on_page_loop(doc: Any, fn: Callable[[], None], wait: bool = False, served: bool | None = None) -> None:
+def run_on_page_loop(doc: Any, fn: Callable[[], None], *, served: bool, wait: bool = False) -> None:
     """Run ``fn`` on a served page's event loop, from any thread (Bokeh models change only there).
 
-    Outside a server (a notebook, a test without a browser) ``fn`` runs at once. ``served`` says whether
-    the page was served; when it was and its session has ended (the tab was closed), nothing runs.
+    ``served`` says whether the page was built by a server, as recorded when it was built. Outside a
+    server (a notebook, a test without a browser) ``fn`` runs at once. On a server whose session has
+    ended (the tab was closed, the server stopped) nothing runs: the document has lost its session, and
+    asking it again would take a closed tab for a notebook and change its models from this thread.
     ``wait`` blocks until ``fn`` has run (at most 30 s).
     """
-    live = doc is not None and doc.session_context is not None
-    if not (live if served is None else served):
+    if not served:
         fn()
         return
-    if not live:
+    if doc is None or doc.session_context is None:
         return
     done = threading.Event()
 
@@ -89,3 +94,21 @@ def page_document() -> Any:
     outside a server would then take itself for served.
     """
     return pn.state._curdoc.get()
+
+
+def changes_bokeh_models(method: F) -> F:
+    """Mark a dashboard method that sets Bokeh model properties directly (data sources, titles).
+
+    Panel changes its own models inside ``pn.io.unlocked()``, and so must we: Panel runs a click that
+    arrives while other widget changes are still pending on a later tick *without* the document lock, and
+    a direct change there makes Bokeh raise ("_pending_writes should be non-None …") halfway through the
+    update. ``unlocked`` holds the document's events and writes them to the page itself, lock or no lock;
+    outside a server it does nothing.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with pn.io.unlocked():
+            return method(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

@@ -24,7 +24,7 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter
 from bokeh.plotting import figure
 
-from apps._background import BackgroundWorker, page_document, run_on_page_loop
+from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
 from engine.kf2100.bots import HeuristicBot
@@ -223,7 +223,7 @@ class KungFuDashboard(param.Parameterized):
             params["session"] = KungFuSession(hand_over=True)
         super().__init__(**params)
         self._doc = page_document()
-        served = self._doc is not None and self._doc.session_context is not None
+        self._served = served = self._doc is not None and self._doc.session_context is not None
         self.session.pace = served  # in a notebook the bots play at once
         self._worker = BackgroundWorker(self._background, name="kf2100-worker")
         self._callback: Any = None
@@ -574,6 +574,7 @@ class KungFuDashboard(param.Parameterized):
         fig.add_tools(HoverTool(renderers=[counters], tooltips=[("", "@detail")]))
         self._sources.append(src)
 
+    @changes_bokeh_models
     def _push_layers(self) -> None:
         for src in self._sources:
             for name in self.LAYERS:
@@ -606,6 +607,7 @@ class KungFuDashboard(param.Parameterized):
     def _act_button(self, label: str, action: str, color: str = "default") -> pn.widgets.Button:
         return self._button(label, partial(self.act, action), color, key=action)
 
+    @changes_bokeh_models
     def _sync_panels(self) -> None:
         """Bring the panels in step; each pane is touched only when what it shows has changed."""
         s = self.session
@@ -672,6 +674,7 @@ class KungFuDashboard(param.Parameterized):
             return self.armed[1], "*"
         return None
 
+    @changes_bokeh_models
     def _sync_outlook(self) -> None:
         o = self.outlook
         ok = o is not None and o[0] == self._combat_key
@@ -878,7 +881,7 @@ class KungFuDashboard(param.Parameterized):
 
     def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
         """Run ``fn`` on the page's event loop (see :func:`apps._background.run_on_page_loop`)."""
-        run_on_page_loop(self._doc, fn, wait)
+        run_on_page_loop(self._doc, fn, served=self._served, wait=wait)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         return self._worker.idle.wait(timeout)

@@ -28,7 +28,7 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
 
-from apps._background import BackgroundWorker, page_document, run_on_page_loop
+from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
 from engine.kzin.rules import RULE_OPTIONS
@@ -343,6 +343,7 @@ class KzinDashboard(param.Parameterized):
             params["session"] = KzinSession()
         super().__init__(**params)
         self._doc = page_document()
+        self._served = self._doc is not None and self._doc.session_context is not None  # else a notebook
         self._worker = BackgroundWorker(self._background, name="kzin-worker", on_error=lambda exc: self._on_loop(
             lambda: self.param.update(busy=False, error=f"The background odds failed: {exc!r}")))
         s = self.session
@@ -421,6 +422,7 @@ class KzinDashboard(param.Parameterized):
         return io.StringIO(self.session.save())
 
     # --- keeping the page in step ------------------------------------------------------------------
+    @changes_bokeh_models
     def _sync_table(self, *_events: Any) -> None:
         """Card tiles and decision buttons follow the table and the selection (buttons reused in place)."""
         s = self.session
@@ -465,6 +467,7 @@ class KzinDashboard(param.Parameterized):
             if changed:
                 b.param.update(**changed)
 
+    @changes_bokeh_models
     def _on_version(self, *_events: Any, start: bool = True) -> None:
         s = self.session
         for name, data in track_data(s).items():
@@ -473,6 +476,7 @@ class KzinDashboard(param.Parameterized):
         if start and self.background:
             self._worker.request()
 
+    @changes_bokeh_models
     def _sync_running(self, *_events: Any) -> None:
         self._running_source.data = running_data(self.session.running_odds)
 
@@ -536,7 +540,7 @@ class KzinDashboard(param.Parameterized):
 
     def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
         """Run ``fn`` on the page's event loop (see :func:`apps._background.run_on_page_loop`)."""
-        run_on_page_loop(self._doc, fn, wait)
+        run_on_page_loop(self._doc, fn, served=self._served, wait=wait)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Wait until the background work is done (for tests and notebooks)."""

@@ -29,7 +29,7 @@ from bokeh.models import ColumnDataSource, CustomJS, LinearColorMapper
 from bokeh.plotting import figure
 
 from apps import _zoo_arena as za
-from apps._background import BackgroundWorker, page_document, run_on_page_loop
+from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
 from engine.zoo.odds import OUTCOMES, FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
@@ -637,6 +637,7 @@ class ZooDashboard(param.Parameterized):
         self._angle_sd.value, self._speed_sd.value = s.aim_angle_sd, s.aim_speed_sd
 
     # --- animation --------------------------------------------------------------------------------------------
+    @changes_bokeh_models
     def _animate(self, frames: list[dict[str, Any]], before: dict[str, list[Any]]) -> None:
         """Send the frames to the browser, which plays them and reports back (``_on_done``); the dice that
         move are drawn by the animation, the others stay where they were."""
@@ -670,6 +671,7 @@ class ZooDashboard(param.Parameterized):
             self.fps_log.append(info)
             self._finish(info["fps"])
 
+    @changes_bokeh_models
     def _finish(self, fps: float | None) -> None:
         with param.parameterized.batch_call_watchers(self):
             self.last_fps = fps if fps is not None else self.last_fps
@@ -712,6 +714,7 @@ class ZooDashboard(param.Parameterized):
             m = self.session.message
             self._alert.param.update(object=m, alert_type=alert_type(m))
 
+    @changes_bokeh_models
     def _show(self) -> None:
         """Everything that follows the battle (board, score, turn, cards, log, controls)."""
         s = self.session
@@ -751,6 +754,7 @@ class ZooDashboard(param.Parameterized):
         self._ability_target.visible = bool(targets)
         self._show_proposal()
 
+    @changes_bokeh_models
     def _show_proposal(self) -> None:
         """The chosen die, its spot, the aim and the widgets that mirror them."""
         s = self.session
@@ -791,6 +795,7 @@ class ZooDashboard(param.Parameterized):
         if (self._dir_w.value, self._speed_w.value) != (s.direction, s.speed):
             self._dir_w.value, self._speed_w.value = s.direction, s.speed
 
+    @changes_bokeh_models
     def _show_odds(self) -> None:
         s = self.session
         has_aim = s.proposal_problem() is None
@@ -918,7 +923,7 @@ class ZooDashboard(param.Parameterized):
 
     def _on_loop(self, fn: Callable[[], Any], wait: bool = False) -> None:
         """Run ``fn`` on the page's event loop (see :func:`apps._background.run_on_page_loop`)."""
-        run_on_page_loop(self._doc, fn, wait, served=self._served)
+        run_on_page_loop(self._doc, fn, served=self._served, wait=wait)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Wait until the background work is done (for tests and notebooks)."""

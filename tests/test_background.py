@@ -45,6 +45,6 @@ def test_run_on_page_loop_outside_a_server_runs_at_once_and_not_for_a_closed_tab
     from apps._background import run_on_page_loop
 
     ran = []
-    run_on_page_loop(None, lambda: ran.append("notebook"))
+    run_on_page_loop(None, lambda: ran.append("notebook"), served=False)
     run_on_page_loop(None, lambda: ran.append("closed tab"), served=True)
     assert ran == ["notebook"]
