@@ -111,14 +111,20 @@ def play_game(state: State, policies: Sequence[Policy], rng: np.random.Generator
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95% by default)."""
+    """The Wilson score interval for a binomial proportion (95% by default).
+
+    With no successes the lower end is exactly 0 (and with all successes the upper end exactly 1): in
+    floating point ``centre - half`` comes out a hair above 0, an interval that would exclude the estimate.
+    """
     if n <= 0:
         return (0.0, 1.0)
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if successes <= 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if successes >= n else min(1.0, max(p, centre + half))
+    return (low, high)
 
 
 @dataclass(frozen=True)

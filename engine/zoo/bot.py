@@ -104,6 +104,7 @@ class OddsBot(Policy):
         self.noise = noise or AimNoise()
         self.workers = workers
         self.weights = weights
+        self.last_odds: FlickOdds | None = None  # the odds of the flick chosen last, for the game's log
 
     def choose(self, state: State, rng: np.random.Generator) -> Action:
         assert isinstance(state, ZooState)
@@ -135,16 +136,17 @@ class OddsBot(Policy):
         if listed:
             picks = rng.permutation(len(listed))[: max(1, self.candidates - len(pool))]
             pool += [listed[int(i)] for i in picks]
+        self.last_odds = None
         if not pool:
             return None, -math.inf
         scored = self._score(state, pool, self.samples, rng)
-        top = [f for _, f in sorted(scored, key=lambda t: -t[0])[: self.refine]]
+        top = [f for _, f, _ in sorted(scored, key=lambda t: -t[0])[: self.refine]]
         final = self._score(state, top, self.refine_samples, rng)
-        value, best = max(final, key=lambda t: t[0])
+        value, best, self.last_odds = max(final, key=lambda t: t[0])
         return best, value
 
     def _score(self, state: ZooState, flicks: list[Flick], samples: int, rng: np.random.Generator
-               ) -> list[tuple[float, Flick]]:
+               ) -> list[tuple[float, Flick, FlickOdds]]:
         jobs = []
         for f in flicks:
             jobs += noisy_jobs(f, self.noise, samples, rng)
@@ -152,7 +154,7 @@ class OddsBot(Policy):
         out = []
         for k, f in enumerate(flicks):
             odds = summarise(f, self.noise, results[k * samples:(k + 1) * samples])
-            out.append((utility(state, odds, self.weights), f))
+            out.append((utility(state, odds, self.weights), f, odds))
         return out
 
     def _place(self, state: ZooState, legal: list[Action]) -> Action:

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 import param
 
-from engine.core import IllegalActionError, StateFormatError, load_state, make_rng
+from engine.core import Action, IllegalActionError, StateFormatError, load_state, make_rng
 from engine.core.rng import rng_from_state, rng_state
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility
 from engine.zoo.bot import OddsBot
@@ -403,7 +403,16 @@ class ZooSession(param.Parameterized):
             state, version, rng = self.state.clone(), self.version, self._rng
         bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
                       workers=self.odds_workers)
-        return version, bot.choose(state, rng)
+        action = bot.choose(state, rng)
+        with self._lock:
+            if self.version == version:
+                self._note_bot_odds(bot, action)
+        return version, action
+
+    def _note_bot_odds(self, bot: OddsBot, action: Action) -> None:
+        """The computer's flick goes into the log with the odds it was chosen by, as a person's does."""
+        if bot.last_odds is not None and bot.last_odds.flick == str(action):
+            self.note_odds(bot.last_odds)
 
     def play_bot(self, choice: tuple[int, Any] | None = None) -> list[dict[str, Any]] | None:
         """Let the computer make the move of the seat to move; returns frames when it flicked ([] otherwise).
@@ -415,6 +424,7 @@ class ZooSession(param.Parameterized):
                 bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
                               workers=self.odds_workers)
                 action = bot.choose(self.state, self._rng)
+                self._note_bot_odds(bot, action)
             elif choice[0] != self.version:
                 return self._refuse_none("the battle changed while the computer was thinking")
             else:

@@ -99,6 +99,15 @@ def test_wilson_interval_known_value():
     assert high == pytest.approx(0.9433, abs=1e-4)
 
 
+@pytest.mark.parametrize("n", [1, 3, 24, 500, 10**6])
+def test_wilson_interval_always_contains_the_estimate_and_ends_exactly_at_0_and_1(n):
+    # 0 of n: the closed form's lower end is exactly 0 (centre == half); floating point must not lift it.
+    assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+    for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+        low, high = wilson_interval(k, n)
+        assert 0.0 <= low <= k / n <= high <= 1.0
+
+
 def test_illegal_action_names_reason_and_changes_nothing():
     s = DuelGame().new_initial_state()
     before = s.to_json()

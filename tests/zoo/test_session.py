@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from engine.zoo.bot import OddsBot
 from engine.zoo.session import ZooSession
 
 
@@ -65,6 +66,24 @@ def test_bot_seat_moves_and_person_cannot_move_for_it() -> None:
     assert s.commit_flick() is None and "computer" in s.message
     frames = s.play_bot()
     assert frames is not None and s.state.current_player() == 0 and len(s.log) == 3
+
+
+def test_a_bot_flick_is_logged_with_the_odds_it_was_chosen_by() -> None:
+    """Both ways the computer moves (at once, or thought out off the page's loop and then played) log
+    its flick with the odds of its final scoring, as a person's flick is logged with the odds shown."""
+    s = ZooSession(seed=4, seats=["bot", "bot"], bot_candidates=3, bot_samples=2, odds_workers=1)
+    while s.state.phase != "flick":
+        assert s.play_bot() is not None
+    assert s.play_bot()
+    choice = s.think_bot()
+    assert choice is not None and s.play_bot(choice)
+    flicks = [e for e in s.log if e["text"].startswith("flick")]
+    assert len(flicks) == 2
+    for entry in flicks:
+        odds = entry["odds"]
+        assert odds["samples"] == OddsBot().refine_samples
+        assert 0 <= odds["cage_low"] <= odds["cage_opponent"] <= odds["cage_high"] <= 1
+        assert 0 <= odds["lose_low"] <= odds["lose_own"] <= odds["lose_high"] <= 1
 
 
 def test_save_and_load_round_trip_and_bad_files_keep_the_battle() -> None:
