@@ -398,7 +398,9 @@ class KungFuDashboard(param.Parameterized):
         except IllegalActionError:
             self.session.status = f"Could not load the file: {self.session.status.removeprefix('Refused: ')}"
             return
-        self._scenario.value = self.session.scenario
+        s = self.session
+        self._scenario.value = s.scenario
+        self._seats[0].value, self._seats[1].value, self._seed.value = s.terminators, s.clone_master, s.seed
         self.session.status = "Game loaded. " + self.session.status
 
     def save_file(self) -> io.StringIO:

@@ -5,15 +5,25 @@ and turns every failure into a ``StateFormatError`` with a message a person can 
 checksum (SHA-256 of the canonical rules and state) catches files edited by hand, and each game's
 ``state_from_dict`` still validates the contents, so a consistent forgery is refused too when it
 breaks a rule of the game.
+
+A *session* file (what a dashboard saves) wraps that envelope with what one player's session adds: the
+seed, the generator that plays chance and the bots from here on, and the log shown beside the game.
+:func:`dump_session` and :func:`load_session` write and read it for every game, so each session model
+only checks its own extra fields.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from engine.core.protocol import StateFormatError
+from engine.core.rng import rng_from_state, rng_state
 
 if TYPE_CHECKING:
     from engine.core.protocol import Game, State
@@ -70,3 +80,58 @@ def load_state(text: str | bytes, game_cls: type[Game]) -> State:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise StateFormatError(f"the saved game is inconsistent: {type(exc).__name__}: {exc}") from None
+
+
+SESSION_FIELDS = ("format", "version", "seed", "game", "rng", "log")
+
+
+@dataclass(frozen=True)
+class SavedSession:
+    """A session file read back and checked; ``extra`` holds the session's own fields, for it to check."""
+
+    state: State
+    rng: np.random.Generator
+    seed: int
+    log: list[dict[str, Any]]
+    extra: dict[str, Any]
+
+
+def dump_session(kind: str, version: int, state: State, rng: np.random.Generator, seed: int,
+                 log: list[dict[str, Any]], default: Callable[[Any], Any] | None = None, **extra: Any) -> str:
+    """A session as JSON: ``kind`` names the file format (``tabletop-dojo/<game>-session``), ``version``
+    its version; the game goes in as its own checksummed envelope, the generator as its full state."""
+    clash = set(extra) & set(SESSION_FIELDS)
+    if clash:
+        raise ValueError(f"extra session fields may not be named {', '.join(sorted(clash))}")
+    return json.dumps({"format": kind, "version": version, "seed": seed, "game": json.loads(dump_state(state)),
+                       "rng": rng_state(rng), "log": log, **extra}, indent=1, default=default)
+
+
+def load_session(text: str | bytes, kind: str, version: int, game_cls: type[Game], what: str) -> SavedSession:
+    """Read a session file of ``kind`` (``what`` names it for people: "saved Man-Kzin Wars game"); raise
+    ``StateFormatError`` saying what is wrong, from bad JSON to a tampered game inside."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise StateFormatError(f"the file is not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != kind:
+        raise StateFormatError(f"not a {what}")
+    if data.get("version") != version:
+        raise StateFormatError(f"saved with format version {data.get('version')!r}; this program reads version "
+                               f"{version}")
+    missing = [k for k in SESSION_FIELDS if k not in data]
+    if missing:
+        raise StateFormatError(f"the file lacks {', '.join(missing)}")
+    state = load_state(json.dumps(data["game"]), game_cls)
+    try:
+        rng = rng_from_state(data["rng"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StateFormatError(f"the random generator's state is damaged ({exc})") from None
+    log = data["log"]
+    if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
+        raise StateFormatError("the log is damaged")
+    seed = data["seed"]
+    if type(seed) is not int or seed < 0:
+        raise StateFormatError("the seed is damaged")
+    extra = {k: v for k, v in data.items() if k not in SESSION_FIELDS}
+    return SavedSession(state, rng, seed, log, extra)

@@ -13,13 +13,15 @@ may act (``take_screen``), and ``screen_view()`` shows only public information u
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 import param
 
-from engine.core import CHANCE, IllegalActionError, StateFormatError, dump_state, load_state
+from engine.core import CHANCE, IllegalActionError, StateFormatError, load_state
 from engine.core.rng import sample_outcome
+from engine.core.serialize import dump_session, load_session
 from engine.kf2100.actions import (
     Activate,
     Answer,
@@ -40,6 +42,8 @@ from engine.kf2100.odds import CombatOdds, attack_odds, combat_odds, p_hit
 from engine.kf2100.state import PHASE_TITLES, PLAYER_NAMES, KungFuGame, KungFuState
 
 SEATS = ["human", "bot"]
+SESSION_FORMAT = "tabletop-dojo/kf2100-session"
+SESSION_VERSION = 1
 
 
 class KungFuSession(param.Parameterized):
@@ -376,18 +380,36 @@ class KungFuSession(param.Parameterized):
 
     # --- files ----------------------------------------------------------------------------------------
     def save(self) -> str:
-        """The game as a saved-game JSON text (version and checksum included)."""
-        return dump_state(self.state)
+        """The session as JSON: the saved game (core envelope), its seed and seats, and the dice's generator,
+        so that a loaded game goes on exactly as this one would."""
+        return dump_session(SESSION_FORMAT, SESSION_VERSION, self.state, self.rng, self.seed, self.log,
+                            seats=[self.terminators, self.clone_master])
 
     def load(self, text: str | bytes) -> None:
-        """Load a saved game; a corrupt or tampered file is refused and the current game kept."""
+        """Load a saved session, or a bare saved game (a position: the seats and the dice stay this
+        session's); a corrupt or tampered file is refused and the current game kept."""
         try:
-            state = load_state(text, KungFuGame)
+            try:
+                is_session = "format" in json.loads(text)
+            except (json.JSONDecodeError, UnicodeDecodeError, TypeError):
+                is_session = False  # load_state says what is wrong with it
+            if is_session:
+                saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, KungFuGame, "saved Kung Fu 2100 game")
+                seats = saved.extra.get("seats")
+                if not isinstance(seats, list) or len(seats) != 2 or any(seat not in SEATS for seat in seats):
+                    raise StateFormatError("the seats are damaged")
+                state, rng, seed = saved.state, saved.rng, saved.seed
+            else:
+                state = load_state(text, KungFuGame)
+                rng, seed, seats = self.rng, self.seed, [self.terminators, self.clone_master]
         except StateFormatError as exc:
             self._refuse(str(exc))
+        assert isinstance(state, KungFuState)
         with param.parameterized.discard_events(self):
             self.scenario = state.game.scenario.key
             self.terminator_levels = {k: list(v) for k, v in state.game.terminator_levels.items()}
+            self.seed, self.terminators, self.clone_master = seed, seats[0], seats[1]
+        self.rng = rng
         self.game, self.state = state.game, state
         self.bots = [HeuristicBot(0), HeuristicBot(1, solo=self.game.solo)]
         self.selected = ""

@@ -10,7 +10,6 @@ the view: they set ``message`` and leave the game exactly as it was.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -20,8 +19,9 @@ from typing import Any
 import pandas as pd
 import param
 
-from engine.core import IllegalActionError, StateFormatError, load_state, make_rng
-from engine.core.rng import rng_from_state, rng_state, sample_outcome
+from engine.core import IllegalActionError, StateFormatError, make_rng
+from engine.core.rng import sample_outcome
+from engine.core.serialize import dump_session, load_session
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, EARTH, HOME_WORLDS, HUMAN_FLEET, INVASION, SPACES, TYPE_NAMES
 from engine.kzin.odds import Battle
@@ -286,41 +286,20 @@ class KzinSession(param.Parameterized):
     # --- saving -----------------------------------------------------------------------------
     def save(self) -> str:
         """The whole session as JSON: the saved game (core envelope), the generator, the log."""
-        envelope = json.loads(self.state.to_json())
-        return json.dumps({
-            "format": SESSION_FORMAT,
-            "version": SESSION_VERSION,
-            "seed": self.seed,
-            "game": envelope,
-            "rng": rng_state(self._rng),
-            "log": self.log,
-            "running_odds": self.running_odds,
-        }, indent=1, default=_json_default)
+        return dump_session(SESSION_FORMAT, SESSION_VERSION, self.state, self._rng, self.seed, self.log,
+                            default=_json_default, running_odds=self.running_odds)
 
     def load(self, text: str | bytes) -> bool:
         """Load a saved session; a bad file sets ``message`` and the current game stays."""
         try:
-            data = json.loads(text)
-            if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
-                raise StateFormatError("not a saved Man-Kzin Wars game")
-            if data.get("version") != SESSION_VERSION:
-                raise StateFormatError(f"saved with format version {data.get('version')!r}; "
-                                       f"this program reads version {SESSION_VERSION}")
-            state = load_state(json.dumps(data["game"]), KzinGame)
-            rng = rng_from_state(data["rng"])
-            log = data["log"]
-            odds = data.get("running_odds", [])
-            if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
-                raise StateFormatError("the game log is damaged")
-            seed = data["seed"]
-            if type(seed) is not int or seed < 0:
-                raise StateFormatError("the seed is damaged")
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            self.message = f"Could not load: the file is not valid JSON ({exc}). Your game goes on."
-            return False
-        except (StateFormatError, KeyError, TypeError, ValueError) as exc:
+            saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, KzinGame, "saved Man-Kzin Wars game")
+            odds = saved.extra.get("running_odds", [])
+            if not isinstance(odds, list) or not all(isinstance(e, dict) for e in odds):
+                raise StateFormatError("the running odds are damaged")
+        except StateFormatError as exc:
             self.message = f"Could not load: {exc}. Your game goes on."
             return False
+        state, rng, seed, log = saved.state, saved.rng, saved.seed, saved.log
         rules = state.rules
         with param.parameterized.batch_call_watchers(self):
             for k in RULE_OPTIONS:

@@ -14,7 +14,6 @@ and leaves the battle exactly as it was.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import threading
@@ -23,8 +22,8 @@ from typing import Any
 import pandas as pd
 import param
 
-from engine.core import Action, IllegalActionError, StateFormatError, load_state, make_rng
-from engine.core.rng import rng_from_state, rng_state
+from engine.core import Action, IllegalActionError, StateFormatError, make_rng
+from engine.core.serialize import dump_session, load_session
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility
 from engine.zoo.bot import OddsBot
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants
@@ -476,38 +475,24 @@ class ZooSession(param.Parameterized):
     def save(self) -> str:
         """The whole session as JSON: the saved battle (core envelope), seats, aim noise, the bots' generator,
         the log."""
-        return json.dumps({
-            "format": SESSION_FORMAT, "version": SESSION_VERSION, "seed": self.seed, "seats": list(self.seats),
-            "aim": [self.aim_angle_sd, self.aim_speed_sd], "game": json.loads(self.state.to_json()),
-            "rng": rng_state(self._rng), "log": self.log,
-        }, indent=1)
+        return dump_session(SESSION_FORMAT, SESSION_VERSION, self.state, self._rng, self.seed, self.log,
+                            seats=list(self.seats), aim=[self.aim_angle_sd, self.aim_speed_sd])
 
     def load(self, text: str | bytes) -> bool:
         """Load a saved session; a bad file sets ``message`` and the current battle goes on."""
         try:
-            data = json.loads(text)
-            if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
-                raise StateFormatError("not a saved Kung-Fu Zoo session")
-            if data.get("version") != SESSION_VERSION:
-                raise StateFormatError(f"saved with format version {data.get('version')!r}; "
-                                       f"this program reads version {SESSION_VERSION}")
-            state = load_state(json.dumps(data["game"]), ZooGame)
+            saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, ZooGame, "saved Kung-Fu Zoo session")
+            state, rng, seed, log = saved.state, saved.rng, saved.seed, saved.log
             assert isinstance(state, ZooState)
-            rng = rng_from_state(data["rng"])
-            seats = data["seats"]
+            seats = saved.extra.get("seats")
             if not isinstance(seats, list) or len(seats) != state.game.players or any(s not in SEATS for s in seats):
                 raise StateFormatError("the seats are damaged")
-            angle_sd, speed_sd = (float(v) for v in data["aim"])
-            AimNoise(angle_sd, speed_sd)
-            log = data["log"]
-            if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
-                raise StateFormatError("the battle log is damaged")
-            seed = data["seed"]
-            if type(seed) is not int or seed < 0:
-                raise StateFormatError("the seed is damaged")
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return self._refuse(f"Could not load: the file is not valid JSON ({exc}). Your battle goes on.")
-        except (StateFormatError, KeyError, TypeError, ValueError) as exc:
+            try:
+                angle_sd, speed_sd = (float(v) for v in saved.extra["aim"])
+                AimNoise(angle_sd, speed_sd)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise StateFormatError(f"the aim noise is damaged ({exc})") from None
+        except StateFormatError as exc:
             return self._refuse(f"Could not load: {exc}. Your battle goes on.")
         g = state.game
         with self._lock, param.parameterized.batch_call_watchers(self):

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from engine.core import IllegalActionError, make_rng, play_game
+from engine.core import IllegalActionError, dump_state, make_rng, play_game
 from engine.kf2100 import odds
 from engine.kf2100.actions import Attack
 from engine.kf2100.bots import HeuristicBot, bots_for
@@ -141,11 +141,36 @@ def test_session_save_load_and_tamper():
     other.load(text)
     assert other.scenario == "basic" and other.save() == text
     data = json.loads(text)
-    data["state"]["turn"] = 3
+    data["game"]["state"]["turn"] = 3
     before = other.save()
     with pytest.raises(IllegalActionError, match="checksum"):
         other.load(json.dumps(data))
     assert other.save() == before
+    for damage, words in [({"seats": ["human", "robot"]}, "seats are damaged"), ({"rng": {"x": 1}}, "generator"),
+                          ({"version": 0}, "format version 0"), ({"format": "chess"}, "not a saved Kung Fu 2100")]:
+        with pytest.raises(IllegalActionError, match=words):
+            other.load(json.dumps({**json.loads(text), **damage}))
+        assert other.save() == before
+
+
+def test_a_loaded_session_goes_on_exactly_as_the_saved_one_would():
+    """Seed, seats and the dice's generator travel with the game: the same bots and rolls follow."""
+    s = KungFuSession(seed=5, terminators="bot", clone_master="bot", scenario="advanced", pace=True)
+    for _ in range(60):
+        assert s.step()
+    text = s.save()
+    other = KungFuSession(seed=1, pace=True)
+    other.load(text)
+    assert (other.seed, other.terminators, other.clone_master, other.scenario) == (5, "bot", "bot", "advanced")
+    played = [s.step() for _ in range(60)]
+    assert [other.step() for _ in range(60)] == played and all(played)
+    assert json.loads(other.save()) == json.loads(s.save())
+
+
+def test_a_bare_saved_game_loads_as_a_position_with_this_sessions_seats():
+    s = KungFuSession(seed=2, clone_master="human")
+    s.load(dump_state(skirmish(KungFuGame("basic"), {"T1": "n9", "J3": "o9"}, phase="combat1")))
+    assert s.state.figs["T1"].pos >= 0 and s.clone_master == "human" and s.seed == 2
 
 
 def test_session_bots_only_and_roll_log():
