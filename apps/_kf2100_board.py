@@ -118,7 +118,9 @@ class BoardModel:
         return cell.room
 
     def room_labels(self) -> dict[str, list]:
-        """Room names at the top of each room (turned for narrow rooms)."""
+        """Room names on the top edge of each room (turned, in the middle, for narrow rooms). They are drawn
+        over the counters on a pale ground, so a room full of counters still shows its name; on the edge they
+        hide no more than the top of the squares under them."""
         out: dict[str, list] = {"x": [], "y": [], "text": [], "angle": []}
         for key, squares in self.board.rooms.items():
             cols = [sq % self.width for sq in squares]
@@ -128,7 +130,7 @@ class BoardModel:
             if narrow:
                 x, y = min(cols) + 0.5, self.height - (min(rows) + max(rows) + 1) / 2
             else:
-                x, y = (min(cols) + max(cols) + 1) / 2, self.height - min(rows) - 0.2
+                x, y = (min(cols) + max(cols) + 1) / 2, self.height - min(rows)
             out["x"].append(x)
             out["y"].append(y)
             out["text"].append(name)

@@ -539,15 +539,12 @@ class KungFuDashboard(param.Parameterized):
             color="colour", line_color="#cbd5e1", line_width=0.5, xlim=xlim, ylim=ylim, width=fw,
             height=fh, xaxis=None, yaxis=None, default_tools=[], tools=[], toolbar=None, border=0,
             show_frame=False, bgcolor="#f8fafc", backend_opts={"plot.name": "board"})
-        rooms = hv.Labels(m.room_labels(), kdims=["x", "y"], vdims=["text", "angle"]).opts(
-            text_font_size="7.5pt", text_color="#475569", text_baseline="top", angle="angle", default_tools=[],
-            text_font_style="italic")
         fixed = hv.Labels(m.fixed_labels(), kdims=["x", "y"], vdims=["text", "colour"]).opts(
             text_font_size="8pt", text_color="colour", default_tools=[])
         edge = hv.Segments(m.elevation_edges(), kdims=["x0", "y0", "x1", "y1"]).opts(
             color="#ea580c", line_width=3.5, line_dash="dashed", default_tools=[])
         hv.streams.Tap(source=base, transient=True).add_subscriber(self._on_tap)
-        overlay = (base * edge * rooms * fixed).opts(hooks=[self._add_layers])
+        overlay = (base * edge * fixed).opts(hooks=[self._add_layers])
         return pn.pane.HoloViews(overlay, linked_axes=False, name="board", margin=0)
 
     LAYERS = ("marks", "costs", "trail", "counters", "labels")
@@ -573,6 +570,10 @@ class KungFuDashboard(param.Parameterized):
                  text_font_style="bold", text_align="center", text_baseline="bottom", y_offset=1)
         fig.text(x="x", y="y", text="levels", source=src["labels"], text_font_size="6.5pt", text_color="tcolour",
                  text_align="center", text_baseline="top", y_offset=1)
+        fig.text(x="x", y="y", text="text", angle="angle", angle_units="deg", source=ColumnDataSource(
+            self.model.room_labels()), text_font_size="7pt", text_color="#334155", text_font_style="italic",
+            text_align="center", text_baseline="middle", background_fill_color="#f8fafc", background_fill_alpha=0.85,
+            padding=1, border_radius=2)
         fig.add_tools(HoverTool(renderers=[counters], tooltips=[("", "@detail")]))
         self._sources.append(src)
 
