@@ -24,6 +24,7 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter
 from bokeh.plotting import figure
 
+from apps._autosave import Autosave
 from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
@@ -390,18 +391,21 @@ class KungFuDashboard(param.Parameterized):
 
     def load_file(self, event: Any) -> None:
         """Load a saved game from the file input; a bad file leaves the game as it was."""
-        data = event.new
-        if not data:
-            return
+        if event.new:
+            self.load_text(event.new)
+
+    def load_text(self, text: str | bytes) -> bool:
+        """Load a saved game (a file's text, or the autosave); a bad one leaves the game as it was."""
         try:
-            self.session.load(data)
+            self.session.load(text)
         except IllegalActionError:
             self.session.status = f"Could not load the file: {self.session.status.removeprefix('Refused: ')}"
-            return
+            return False
         s = self.session
         self._scenario.value = s.scenario
         self._seats[0].value, self._seats[1].value, self._seed.value = s.terminators, s.clone_master, s.seed
         self.session.status = "Game loaded. " + self.session.status
+        return True
 
     def save_file(self) -> io.StringIO:
         return io.StringIO(self.session.save())
@@ -906,6 +910,7 @@ class KungFuDashboard(param.Parameterized):
                                                  label="Save game", embed=False, margin=(4, 6))
         self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
         self._upload.param.watch(self.load_file, "value")
+        self._autosave = Autosave("kf2100", self.session, self.load_text) if self._served else None
 
     def _build_layout(self) -> pn.viewable.Viewable:
         s = self.session
@@ -946,7 +951,8 @@ class KungFuDashboard(param.Parameterized):
         controls = _box(
             "New game, save, load",
             pn.Row(self._scenario, *self._seats, self._seed, self._delay, self._new),
-            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload)),
+            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload),
+                   *([self._autosave.button] if self._autosave else [])),
             pn.pane.Markdown(RECONSTRUCTION, margin=(0, 6), styles={"color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),

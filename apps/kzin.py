@@ -28,6 +28,7 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
 
+from apps._autosave import Autosave
 from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
@@ -411,12 +412,16 @@ class KzinDashboard(param.Parameterized):
 
     def load_file(self, event: Any) -> None:
         """Load a saved game from the file input; a bad file leaves the game as it was."""
-        data = event.new
-        if not data:
-            return
-        if self.session.load(data):
-            self._sync_controls()
-        self._upload.clear()  # the same file can be loaded again later
+        if event.new:
+            self.load_text(event.new)
+            self._upload.clear()  # the same file can be loaded again later
+
+    def load_text(self, text: str | bytes) -> bool:
+        """Load a saved game (a file's text, or the autosave); a bad one leaves the game as it was."""
+        if not self.session.load(text):
+            return False
+        self._sync_controls()
+        return True
 
     def save_file(self) -> io.StringIO:
         return io.StringIO(self.session.save())
@@ -565,6 +570,7 @@ class KzinDashboard(param.Parameterized):
                                                  label="Save game", embed=False, color="default", margin=(4, 6))
         self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
         self._upload.param.watch(self.load_file, "value")
+        self._autosave = Autosave("kzin", self.session, self.load_text) if self._served else None
 
     def _sync_controls(self) -> None:
         s = self.session
@@ -623,7 +629,8 @@ class KzinDashboard(param.Parameterized):
             "Game",
             pn.Row(self._seed, *[w for w in rules if isinstance(w, pn.widgets.IntInput)], self._new),
             *[w for w in rules if isinstance(w, pn.widgets.Checkbox)],
-            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload)),
+            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload),
+                   *([self._autosave.button] if self._autosave else [])),
             sizing_mode="stretch_width",
         )
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, align="center")

@@ -29,6 +29,7 @@ from bokeh.models import ColumnDataSource, CustomJS, LinearColorMapper
 from bokeh.plotting import figure
 
 from apps import _zoo_arena as za
+from apps._autosave import Autosave
 from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
@@ -413,6 +414,7 @@ class ZooDashboard(param.Parameterized):
                                                  margin=(4, 6))
         self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
         self._upload.param.watch(self._load_file, "value")
+        self._autosave = Autosave("zoo", self.session, self.load_text) if self._served else None
         self._sync_seat_widgets()
 
     def _widget(self, fn: Callable[[], Any]) -> None:
@@ -453,7 +455,8 @@ class ZooDashboard(param.Parameterized):
         control_box = _box(
             "Game", pn.Row(self._mode_w, self._players_w, self._seed_w, self._new),
             pn.Row(*self._team_w), pn.Row(*self._seat_w), pn.Row(self._angle_sd, self._speed_sd),
-            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload)),
+            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload),
+                   *([self._autosave.button] if self._autosave else [])),
             pn.pane.Markdown(f"*{DESIGN_NOTE}*", styles={"font-size": "12px", "color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), self._status, sizing_mode="stretch_width")
@@ -610,12 +613,16 @@ class ZooDashboard(param.Parameterized):
         return ok
 
     def _load_file(self, event: Any) -> None:
-        data = event.new
-        if not data:
-            return
-        if self.session.load(data):
-            self._sync_game_widgets()
-        self._upload.clear()
+        if event.new:
+            self.load_text(event.new)
+            self._upload.clear()
+
+    def load_text(self, text: str | bytes) -> bool:
+        """Load a saved battle (a file's text, or the autosave); a bad one leaves the battle as it was."""
+        if not self.session.load(text):
+            return False
+        self._sync_game_widgets()
+        return True
 
     def _sync_game_widgets(self) -> None:
         self._syncing = True

@@ -38,6 +38,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
+@pytest.fixture(autouse=True)
+def dashboard_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own data dir for the dashboards' autosaves, never the user's."""
+    path = tmp_path_factory.mktemp("dojo-data")
+    monkeypatch.setenv("TABLETOP_DOJO_DATA", str(path))
+    return path
+
+
 Servable = Callable[[], Any] | dict[str, Callable[[], Any]]
 
 
