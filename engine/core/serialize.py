@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -82,7 +83,7 @@ def load_state(text: str | bytes, game_cls: type[Game]) -> State:
         raise StateFormatError(f"the saved game is inconsistent: {type(exc).__name__}: {exc}") from None
 
 
-SESSION_FIELDS = ("format", "version", "seed", "game", "rng", "log")
+SESSION_FIELDS = ("format", "version", "seed", "game", "rng", "log", "checksum")
 
 
 @dataclass(frozen=True)
@@ -96,20 +97,33 @@ class SavedSession:
     extra: dict[str, Any]
 
 
+def session_checksum(data: dict[str, Any]) -> str:
+    """SHA-256 of a session file's canonical JSON without its checksum (tests use it to forge consistent files)."""
+    return hashlib.sha256(_canonical({k: v for k, v in data.items() if k != "checksum"}).encode()).hexdigest()
+
+
 def dump_session(kind: str, version: int, state: State, rng: np.random.Generator, seed: int,
                  log: list[dict[str, Any]], default: Callable[[Any], Any] | None = None, **extra: Any) -> str:
     """A session as JSON: ``kind`` names the file format (``tabletop-dojo/<game>-session``), ``version``
-    its version; the game goes in as its own checksummed envelope, the generator as its full state."""
+    its version; the game goes in as its own checksummed envelope, the generator as its full state, and a
+    checksum over the whole file catches a log or an extra field edited by hand."""
     clash = set(extra) & set(SESSION_FIELDS)
     if clash:
         raise ValueError(f"extra session fields may not be named {', '.join(sorted(clash))}")
-    return json.dumps({"format": kind, "version": version, "seed": seed, "game": json.loads(dump_state(state)),
-                       "rng": rng_state(rng), "log": log, **extra}, indent=1, default=default)
+    body = json.loads(json.dumps({"format": kind, "version": version, "seed": seed,
+                                  "game": json.loads(dump_state(state)), "rng": rng_state(rng), "log": log, **extra},
+                                 default=default))
+    body["checksum"] = session_checksum(body)
+    return json.dumps(body, indent=1)
 
 
 def load_session(text: str | bytes, kind: str, version: int, game_cls: type[Game], what: str) -> SavedSession:
     """Read a session file of ``kind`` (``what`` names it for people: "saved Man-Kzin Wars game"); raise
-    ``StateFormatError`` saying what is wrong, from bad JSON to a tampered game inside."""
+    ``StateFormatError`` saying what is wrong, from bad JSON to a tampered game inside.
+
+    The checksum refuses a file edited by hand; what the session keeps beside the game (its log, its extra
+    fields) must still be checked by the session, entry by entry (:func:`check_entries`), for a consistent
+    forgery."""
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -122,6 +136,8 @@ def load_session(text: str | bytes, kind: str, version: int, game_cls: type[Game
     missing = [k for k in SESSION_FIELDS if k not in data]
     if missing:
         raise StateFormatError(f"the file lacks {', '.join(missing)}")
+    if data["checksum"] != session_checksum(data):
+        raise StateFormatError("the file was changed after it was saved (checksum mismatch)")
     state = load_state(json.dumps(data["game"]), game_cls)
     try:
         rng = rng_from_state(data["rng"])
@@ -135,3 +151,43 @@ def load_session(text: str | bytes, kind: str, version: int, game_cls: type[Game
         raise StateFormatError("the seed is damaged")
     extra = {k: v for k, v in data.items() if k not in SESSION_FIELDS}
     return SavedSession(state, rng, seed, log, extra)
+
+
+# Field checks for check_entries: each takes a JSON value and says whether it is acceptable.
+def is_count(v: Any) -> bool:
+    return type(v) is int and v >= 0
+
+
+def is_text(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def is_number(v: Any) -> bool:
+    return type(v) in (int, float) and math.isfinite(v)
+
+
+def is_probability(v: Any) -> bool:
+    return is_number(v) and 0 <= v <= 1
+
+
+def optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: v is None or check(v)
+
+
+def check_entries(entries: Any, what: str, fields: dict[str, Callable[[Any], bool]],
+                  optional_fields: dict[str, Callable[[Any], bool]] | None = None) -> list[dict[str, Any]]:
+    """Check a saved list of records (a log, running odds): each a JSON object with every one of ``fields``
+    passing its check, and each of ``optional_fields`` it has passing its own; ``StateFormatError`` names
+    the first entry that fails, so a forged file is refused before a view trips over it."""
+    if not isinstance(entries, list):
+        raise StateFormatError(f"the {what} is damaged: not a list")
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise StateFormatError(f"the {what} is damaged: entry {i + 1} is not an object")
+        for name, check in fields.items():
+            if name not in entry or not check(entry[name]):
+                raise StateFormatError(f"the {what} is damaged: entry {i + 1} has a bad or missing {name!r}")
+        for name, check in (optional_fields or {}).items():
+            if name in entry and not check(entry[name]):
+                raise StateFormatError(f"the {what} is damaged: entry {i + 1} has a bad {name!r}")
+    return entries

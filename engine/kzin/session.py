@@ -21,7 +21,15 @@ import param
 
 from engine.core import IllegalActionError, StateFormatError, make_rng
 from engine.core.rng import sample_outcome
-from engine.core.serialize import dump_session, load_session
+from engine.core.serialize import (
+    check_entries,
+    dump_session,
+    is_count,
+    is_probability,
+    is_text,
+    load_session,
+    optional,
+)
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, EARTH, HOME_WORLDS, HUMAN_FLEET, INVASION, SPACES, TYPE_NAMES
 from engine.kzin.odds import Battle
@@ -42,7 +50,10 @@ from engine.kzin.rules import (
 )
 
 SESSION_FORMAT = "tabletop-dojo/kzin-session"
-SESSION_VERSION = 1
+SESSION_VERSION = 2  # 2: the whole file checksummed, the log and running odds checked entry by entry
+LOG_FIELDS = {"turn": is_count, "event": is_text, "detail": is_text, "odds": optional(is_probability),
+              "outcome": is_text}
+RUNNING_ODDS_FIELDS = {"turn": is_count, "win": is_probability, "low": is_probability, "high": is_probability}
 
 
 @dataclass(frozen=True)
@@ -293,10 +304,14 @@ class KzinSession(param.Parameterized):
         """Load a saved session; a bad file sets ``message`` and the current game stays."""
         try:
             saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, KzinGame, "saved Man-Kzin Wars game")
-            odds = saved.extra.get("running_odds", [])
-            if not isinstance(odds, list) or not all(isinstance(e, dict) for e in odds):
-                raise StateFormatError("the running odds are damaged")
-        except StateFormatError as exc:
+            check_entries(saved.log, "game log", LOG_FIELDS, {"snapshot": lambda v: isinstance(v, dict)})
+            for entry in saved.log:
+                if "snapshot" in entry:  # the running odds replay from these: the rules must accept each one
+                    saved.state.game.state_from_dict(entry["snapshot"])
+            odds = check_entries(saved.extra.get("running_odds", []), "running odds", RUNNING_ODDS_FIELDS)
+            if any(not e["low"] <= e["win"] <= e["high"] for e in odds):
+                raise StateFormatError("the running odds are damaged: an estimate outside its interval")
+        except (StateFormatError, KeyError, TypeError, ValueError) as exc:  # a snapshot the rules refuse
             self.message = f"Could not load: {exc}. Your game goes on."
             return False
         state, rng, seed, log = saved.state, saved.rng, saved.seed, saved.log

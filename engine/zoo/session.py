@@ -23,7 +23,15 @@ import pandas as pd
 import param
 
 from engine.core import Action, IllegalActionError, StateFormatError, make_rng
-from engine.core.serialize import dump_session, load_session
+from engine.core.serialize import (
+    check_entries,
+    dump_session,
+    is_count,
+    is_probability,
+    is_text,
+    load_session,
+    optional,
+)
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility
 from engine.zoo.bot import OddsBot
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants
@@ -31,7 +39,18 @@ from engine.zoo.game import MODES, ZooGame, ZooState
 from engine.zoo.odds import AimNoise, FlickOdds, flick_odds, odds_grid
 
 SESSION_FORMAT = "tabletop-dojo/zoo-session"
-SESSION_VERSION = 1
+SESSION_VERSION = 2  # 2: the whole file checksummed, the log checked entry by entry
+
+
+def _is_float(v: Any) -> bool:
+    return type(v) in (int, float)  # an interval from one sample is infinite: allowed
+
+
+ODDS_NOTE_FIELDS = {"samples": is_count, "cage_opponent": is_probability, "cage_low": is_probability,
+                    "cage_high": is_probability, "lose_own": is_probability, "lose_low": is_probability,
+                    "lose_high": is_probability, "points": _is_float, "points_low": _is_float, "points_high": _is_float}
+LOG_FIELDS = {"move": is_count, "player": optional(is_count), "text": is_text,
+              "events": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}
 SEATS = ("person", "bot")
 _SPOT = re.compile(r"(?:(?P<here>here)|(?P<rail>[NESW])(?:-(?P<dot>dot)|@(?P<along>[-+]?\d+(?:\.\d*)?)))")
 _AIM = constants()["aim"]
@@ -484,6 +503,10 @@ class ZooSession(param.Parameterized):
             saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, ZooGame, "saved Kung-Fu Zoo session")
             state, rng, seed, log = saved.state, saved.rng, saved.seed, saved.log
             assert isinstance(state, ZooState)
+            check_entries(log, "battle log", LOG_FIELDS, {"odds": lambda v: isinstance(v, dict)})
+            check_entries([e["odds"] for e in log if "odds" in e], "odds in the battle log", ODDS_NOTE_FIELDS)
+            if any(e["player"] is not None and e["player"] >= state.game.players for e in log):
+                raise StateFormatError("the battle log is damaged: a move by a player who is not in the battle")
             seats = saved.extra.get("seats")
             if not isinstance(seats, list) or len(seats) != state.game.players or any(s not in SEATS for s in seats):
                 raise StateFormatError("the seats are damaged")

@@ -6,6 +6,7 @@ from fractions import Fraction
 import pytest
 
 from engine.core import IllegalActionError, dump_state, make_rng, play_game
+from engine.core.serialize import session_checksum
 from engine.kf2100 import odds
 from engine.kf2100.actions import Attack
 from engine.kf2100.bots import HeuristicBot, bots_for
@@ -149,7 +150,8 @@ def test_session_save_load_and_tamper():
     for damage, words in [({"seats": ["human", "robot"]}, "seats are damaged"), ({"rng": {"x": 1}}, "generator"),
                           ({"version": 0}, "format version 0"), ({"format": "chess"}, "not a saved Kung Fu 2100")]:
         with pytest.raises(IllegalActionError, match=words):
-            other.load(json.dumps({**json.loads(text), **damage}))
+            forged = {**json.loads(text), **damage}
+            other.load(json.dumps({**forged, "checksum": session_checksum(forged)}))
         assert other.save() == before
 
 

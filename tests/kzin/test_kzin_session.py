@@ -201,3 +201,30 @@ def test_table_marks_unselectable_cards():
     for view in s.table():
         c = CARDS[view.kind]
         assert view.selectable == (c.committable and c.counts_in("liberation"))
+
+
+def forged(text: str, change) -> str:
+    """A saved session edited and re-signed: only the session's own checks can refuse it."""
+    from engine.core.serialize import session_checksum
+
+    data = json.loads(text)
+    change(data)
+    data["checksum"] = session_checksum(data)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda d: d["log"][0].update(odds="abc"), "game log is damaged: entry 1 has a bad or missing 'odds'"),
+    (lambda d: d["log"].append({"turn": 2, "event": "draw"}), "bad or missing 'detail'"),
+    (lambda d: d["running_odds"].append({"turn": "x", "win": 0.5, "low": 0.4, "high": 0.6}), "running odds"),
+    (lambda d: d["running_odds"].append({"turn": 3, "win": 0.9, "low": 0.4, "high": 0.6}), "outside its interval"),
+    (lambda d: next(e for e in d["log"] if "snapshot" in e)["snapshot"].update(kem=40), "Could not load"),
+])
+def test_a_forged_log_with_a_good_checksum_is_refused(change, words):
+    s = KzinSession(seed=3)
+    play_until(s, "liberation")
+    s.running_odds = [{"turn": 1, "win": 0.01, "low": 0.005, "high": 0.02}]
+    other = KzinSession(seed=1)
+    before = other.state.to_json()
+    assert not other.load(forged(s.save(), change))
+    assert words in other.message and "goes on" in other.message and other.state.to_json() == before

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.zoo.bot import OddsBot
 from engine.zoo.session import ZooSession
 
@@ -140,3 +142,23 @@ def test_trunk_shot_and_ambush_through_the_session() -> None:
     s.use_ability_flag = True
     assert s.launch_spot("E@100") and s.propose_flick(-15.0, 1.0)
     assert s.commit_flick() is not None and s.state.spent == [True, True]
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda d: d["log"].append({"foo": 1}), "battle log is damaged: entry 3 has a bad or missing 'move'"),
+    (lambda d: d["log"][0].update(player=7), "a player who is not in the battle"),
+    (lambda d: d["log"][0].update(odds={"samples": 3}), "odds in the battle log is damaged"),
+    (lambda d: d["log"][0].update(events="hit"), "bad or missing 'events'"),
+])
+def test_a_forged_log_with_a_good_checksum_is_refused(change, words) -> None:
+    from engine.core.serialize import session_checksum
+
+    s = ZooSession(seed=5, seats=["person", "person"], odds_workers=1)
+    s.commit_flick()
+    data = json.loads(s.save())
+    change(data)
+    data["checksum"] = session_checksum(data)
+    other = ZooSession(seed=9, odds_workers=1)
+    before = snapshot(other)
+    assert not other.load(json.dumps(data))
+    assert words in other.message and snapshot(other) == before
