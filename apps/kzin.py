@@ -406,6 +406,11 @@ class KzinDashboard(param.Parameterized):
         if seed is None or seed < 0:
             s.message = "Enter a seed: a whole number from 0."
             return
+        for k, value in options.items():  # checked before anything changes: a refused option keeps the game
+            bounds = getattr(s.param[k], "bounds", None)
+            if bounds is not None and (value is None or not bounds[0] <= value <= bounds[1]):
+                s.message = f"Enter {RULE_LABELS[k]}: a whole number from {bounds[0]} to {bounds[1]}."
+                return
         with param.parameterized.batch_call_watchers(s):
             s.param.update(**options)
             s.new_game(int(seed))

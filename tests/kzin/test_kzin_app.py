@@ -124,9 +124,23 @@ def test_a_battle_is_logged_with_its_odds_and_the_track_shows_the_marker():
     assert battle["chance it had"] == f"{100 * p:.1f}%"
     assert f"You had {p:.0%}" in s.message
     assert dash._track_sources["marker"].data["space"] == [s.state.kem]
-    if s.last_move:
-        start, end = s.last_move
-        assert dash._track_sources["move"].data["label"] == [f"last move {start} → {end}"]
+    kem_before = int(log[log["event"] == "turn start"].iloc[0]["detail"].split()[-1])
+    if "and won" in battle["outcome"] or s.state.kem == kem_before:  # held: the marker did not move
+        assert s.last_move is None and dash._track_sources["move"].data["label"] == []
+    else:
+        assert s.last_move == (kem_before, s.state.kem)
+        assert dash._track_sources["move"].data["label"] == [f"last move {kem_before} → {s.state.kem}"]
+
+
+def test_new_game_with_an_emptied_rule_field_is_refused_and_keeps_the_game():
+    dash = light()
+    s = dash.session
+    dash.command("fall back" if s.decision() == "invasion" else "pass")
+    before, version = s.state.to_json(), s.version
+    dash._rule_widgets["kzin_base_force"].value = None
+    dash.new_game()
+    assert s.message == "Enter Kzin base force: a whole number from 0 to 30."
+    assert s.state.to_json() == before and s.version == version and s.kzin_base_force == 10
 
 
 def test_advice_and_running_odds_come_from_the_background_and_go_stale_on_a_move():
