@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -153,12 +154,15 @@ def _default_success(state: State) -> bool:
     return state.returns()[0] > 0
 
 
-# Workers inherit these by fork, so factories and policies may be lambdas or closures.
+# Worker processes inherit the job by fork, so factories and policies may be lambdas or closures. The job is
+# set only while a pool exists, under a lock, so monte_carlo may run in several threads at once.
 _WORKER_JOB: tuple[Any, ...] | None = None
+_FORK_LOCK = threading.Lock()
 
 
-def _run_chunk(seed: np.random.SeedSequence, games: int) -> tuple[int, list[float], dict[str, float]]:
-    factory, policies, success, measure = _WORKER_JOB  # type: ignore[misc]
+def _run_chunk(job: tuple[Any, ...], seed: np.random.SeedSequence, games: int
+               ) -> tuple[int, list[float], dict[str, float]]:
+    factory, policies, success, measure = job
     rng = make_rng(seed)
     wins = 0
     returns_sum: list[float] = []
@@ -174,8 +178,9 @@ def _run_chunk(seed: np.random.SeedSequence, games: int) -> tuple[int, list[floa
     return wins, returns_sum, measure_sum
 
 
-def _run_chunk_star(args: tuple[np.random.SeedSequence, int]) -> tuple[int, list[float], dict[str, float]]:
-    return _run_chunk(*args)
+def _run_chunk_in_worker(args: tuple[np.random.SeedSequence, int]) -> tuple[int, list[float], dict[str, float]]:
+    assert _WORKER_JOB is not None
+    return _run_chunk(_WORKER_JOB, *args)
 
 
 CHUNK = 500
@@ -198,15 +203,17 @@ def monte_carlo(
         raise ValueError("workers must be at least 1")
     sizes = [CHUNK] * (games // CHUNK) + ([games % CHUNK] if games % CHUNK else [])
     jobs = list(zip(child_seeds(seed, len(sizes)), sizes, strict=True))
-    _WORKER_JOB = (as_factory(game_or_factory), list(policies), success, measure)
-    try:
-        if workers == 1 or len(jobs) == 1:
-            results = [_run_chunk_star(job) for job in jobs]
-        else:
-            with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
-                results = pool.map(_run_chunk_star, jobs)
-    finally:
-        _WORKER_JOB = None
+    job = (as_factory(game_or_factory), list(policies), success, measure)
+    if workers == 1 or len(jobs) == 1:
+        results = [_run_chunk(job, *chunk) for chunk in jobs]
+    else:
+        with _FORK_LOCK:
+            _WORKER_JOB = job
+            try:
+                with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+                    results = pool.map(_run_chunk_in_worker, jobs)
+            finally:
+                _WORKER_JOB = None
     wins = sum(r[0] for r in results)
     n_players = len(results[0][1])
     returns = tuple(sum(r[1][i] for r in results) / games for i in range(n_players))

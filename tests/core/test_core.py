@@ -92,6 +92,22 @@ def test_monte_carlo_measures_and_returns():
     assert est.mean_returns[0] == pytest.approx(2 * est.value - 1)
 
 
+def test_monte_carlo_runs_in_several_threads_at_once():
+    """Two tabs' odds may be estimated at the same time: each thread gets its own game's answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    runs = [(Bonus(2), 2), (Bonus(0), 1), (Bonus(2), 1)]  # one forks its pool while the others run
+
+    def estimate(run):
+        bonus, workers = run
+        return monte_carlo(DuelGame(), [FunctionPolicy(lambda s, b=bonus: b)], games=1_500, seed=5, workers=workers)
+
+    with ThreadPoolExecutor(3) as pool:
+        together = list(pool.map(estimate, runs))
+    assert together == [estimate(run) for run in runs]
+    assert together[0].value > together[1].value  # a +2 bonus wins more often than none
+
+
 def test_wilson_interval_known_value():
     # Wilson 95% for 8/10, from the closed form by hand: centre 0.7167, half-width 0.2266.
     low, high = wilson_interval(8, 10)
