@@ -170,15 +170,18 @@ def candidates(options: list[Option]) -> list[Option]:
     return list(unique.values())
 
 
-def _state_value(state: KzinState, n: int, seed: int, policy: str, params: dict[str, Any]) -> tuple[float, float]:
-    """(estimated P(win), its variance) from the start of a turn."""
+def _state_value(state: KzinState, n: int, seed: int, policy: str, params: dict[str, Any]
+                 ) -> tuple[float, float, int | None]:
+    """(estimated P(win), the variance of the estimate, the rollouts behind it) from the start of a turn; a
+    game already over is exact (variance 0, no rollouts). The variance is Agresti-Coull's, (w+2)/(n+4): when
+    every rollout went one way the plain p(1-p)/n is 0 and would claim a certainty that 4000 games cannot give."""
     if state.phase == OVER:
-        return (float(state.winner == "Humans"), 0.0)
+        return (float(state.winner == "Humans"), 0.0, None)
     from engine.kzin.fast import rollout_wins
 
     wins, games = rollout_wins(state, policy, n, seed=seed, **params)
-    p = wins / games
-    return p, p * (1 - p) / games
+    shrunk = (wins + 2) / (games + 4)
+    return wins / games, shrunk * (1 - shrunk) / (games + 4), games
 
 
 def advise(
@@ -197,15 +200,12 @@ def advise(
     evaluated = []
     for o in candidates(options):
         if o.battle_odds is None:
-            p, var = _state_value(state.after_declining(), rollouts, seed, rollout_policy, params)
-            if var:
-                low, high = wilson_interval(round(p * rollouts), rollouts)
-            else:
-                low = high = p
+            p, _, n = _state_value(state.after_declining(), rollouts, seed, rollout_policy, params)
+            low, high = (p, p) if n is None else wilson_interval(round(p * n), n)
         else:
             q = float(o.battle_odds)
-            vw, varw = _state_value(state.after_battle(list(o.cards), True), rollouts, seed, rollout_policy, params)
-            vl, varl = _state_value(state.after_battle(list(o.cards), False), rollouts, seed, rollout_policy, params)
+            vw, varw, _ = _state_value(state.after_battle(list(o.cards), True), rollouts, seed, rollout_policy, params)
+            vl, varl, _ = _state_value(state.after_battle(list(o.cards), False), rollouts, seed, rollout_policy, params)
             p = q * vw + (1 - q) * vl
             half = Z95 * math.sqrt(q * q * varw + (1 - q) ** 2 * varl)
             low, high = max(0.0, p - half), min(1.0, p + half)

@@ -65,6 +65,18 @@ def test_advice_ranks_and_recommends_the_best_game_odds():
     assert t["recommended"].sum() == 1 and len(t) == len(advice.evaluated)
 
 
+def test_rollouts_that_all_go_one_way_still_leave_an_interval():
+    """With a Kzin base force of 30 the Humans never win a rollout; 300 rollouts cannot prove 0%, so every
+    option's interval keeps some width (Wilson for falling back, Agresti-Coull variances for a battle)."""
+    s = fresh(kzin_base_force=30)
+    put_in_play(s, "Pirate Fleet", "Marines")
+    draw(s, "Kzinti Armada")
+    advice = advise(s, rollouts=300, seed=1)
+    assert {o.game_win for o in advice.evaluated} == {0.0}
+    for o in advice.evaluated:
+        assert o.game_low == 0.0 and 0.005 < o.game_high < 0.05, (o.action, o.game_high)
+
+
 def test_advice_is_reproducible_for_a_seed():
     a, b = advise(position(), rollouts=300, seed=9), advise(position(), rollouts=300, seed=9)
     assert a.table().equals(b.table())
