@@ -30,14 +30,20 @@ from engine.zoo.constants import TEAMS
 from engine.zoo.game import MODES, ZooGame, ZooState
 from engine.zoo.odds import AimNoise, flick_odds, odds_grid
 
+MAX_GRID_VALUES = 1000
+"""Values one grid axis may have: a tiny step would otherwise build a huge grid and hang the command."""
+
 
 def _range(text: str) -> list[float]:
-    """``a:b:step`` (inclusive) or a comma-separated list."""
+    """``a:b:step`` (inclusive) or a comma-separated list; the engine refuses values that are not finite."""
     try:
         if ":" in text:
             lo, hi, step = (float(x) for x in text.split(":"))
-            if step <= 0 or hi < lo:
+            if not step > 0 or not hi >= lo:
                 raise ValueError
+            if (hi - lo) / step + 1 > MAX_GRID_VALUES:
+                raise argparse.ArgumentTypeError(
+                    f"{text!r} makes more than {MAX_GRID_VALUES} values; use a larger step")
             return [round(v, 6) for v in np.arange(lo, hi + step / 2, step)]
         return [float(x) for x in text.split(",")]
     except ValueError:

@@ -24,6 +24,7 @@ Rulings where the seed is silent (ours, stated so they can be checked):
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -179,6 +180,17 @@ def abilities_letter(team: str) -> str:
     return abilities()[team].letter
 
 
+def _numbers_reason(*named: tuple[str, Any]) -> str | None:
+    """Why a move's number is unusable, or None: a NaN slips through every range check (each comparison with it
+    is False) and would put an animal at (nan, nan), so non-numbers and non-finite numbers are refused first."""
+    for name, value in named:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return f"{name} must be a number, not {value!r}"
+        if not math.isfinite(value):
+            return f"{name} must be a finite number, not {value}"
+    return None
+
+
 def _wrap_degrees(d: float) -> float:
     return (d + 180.0) % 360.0 - 180.0
 
@@ -313,6 +325,11 @@ class ZooState(State):
             return f"{self.describe_player()} must first choose who starts the round"
         if self.phase == "place":
             return f"{self.describe_player()} must first place {self.pending[0][1]} in the arena"
+        numbers_reason = _numbers_reason(
+            ("heading" if f.rail == "here" else "direction", f.direction), ("speed", f.speed),
+            *([("the spot along the rail", f.along)] if f.along is not None else []))
+        if numbers_reason is not None:
+            return numbers_reason
         if f.die not in self.dice:
             return f"there is no animal {f.die} in this battle"
         die = self.dice[f.die]
@@ -379,6 +396,9 @@ class ZooState(State):
         _owner, die_id, rule = self.pending[0]
         if pl.die != die_id:
             return f"{die_id} is the animal to place now, not {pl.die}"
+        numbers_reason = _numbers_reason(("x", pl.x), ("y", pl.y))
+        if numbers_reason is not None:
+            return numbers_reason
         if pl.face not in FACE_NAMES:
             return f"no face {pl.face!r}; faces are {', '.join(FACE_NAMES)}"
         if rule == "head" and pl.face != FACE_UP:

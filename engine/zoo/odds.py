@@ -220,6 +220,19 @@ def _check(state: ZooState, flick: Flick | str) -> Flick:
     return flick
 
 
+def _check_aim(state: ZooState, base: Flick, direction: Any, speed: Any) -> None:
+    """Refuse a grid value that is not a finite number with the engine's reason. Only that: an out-of-range value
+    is held inside the legal range (``clamp_flick``) and its row shows the aim actually estimated, but clamping
+    a NaN gives a NaN, which would be played and shown as made-up odds."""
+    try:
+        direction, speed = float(direction), float(speed)
+    except (TypeError, ValueError):
+        raise ValueError(f"the grid needs numbers, not {direction!r} x {speed!r}") from None
+    if not (math.isfinite(direction) and math.isfinite(speed)):
+        aimed = base.with_aim(direction, speed)
+        raise ValueError(f"cannot estimate the odds of {aimed}: {state.illegal_reason(aimed)}")
+
+
 def flick_odds(state: ZooState, flick: Flick | str, noise: AimNoise | None = None, samples: int = 500,
                seed: int | None = 0, workers: int | None = None) -> FlickOdds:
     """The odds of an aimed flick under aim noise (default: the constants' human hand), from ``samples`` plays.
@@ -243,6 +256,12 @@ def odds_grid(state: ZooState, flick: Flick | str, directions: list[float] | np.
     p_extra_flick, p_<outcome> for each final face / caged / out, points_mean (+ _low/_high).
     """
     base = _check(state, flick)
+    for d in directions:
+        _check_aim(state, base, d, base.speed)
+    for v in speeds:
+        _check_aim(state, base, base.direction, v)
+    if samples < 1:
+        raise ValueError("samples must be at least 1")
     noise = noise or AimNoise()
     rng = make_rng(seed)
     cells: list[Flick] = []

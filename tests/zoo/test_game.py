@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers import Script, in_arena
 
-from engine.core import make_rng, random_sim_test
-from engine.zoo import Flick, ZooGame
+from engine.core import IllegalActionError, load_state, make_rng, random_sim_test
+from engine.zoo import Flick, Place, ZooGame
 from engine.zoo.constants import arena
 from engine.zoo.faces import orientation_with_up
 from engine.zoo.game import Die, new_game
@@ -84,3 +85,54 @@ def test_flick_with_frames_returns_the_trajectory() -> None:
     result = s.flick_with_frames("flick C1 from S-dot face=head dir=10.0 speed=1.5")
     assert len(result.frames) > 10 and "C1" in result.frames[5]["dice"]
     assert s.current_player() == 1 and s.dice["C1"].status in ("arena", "caged", "out")
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(("flick", "reason"), [
+    (Flick("C1", "S", None, "head", NAN, 1.0), "direction must be a finite number, not nan"),
+    (Flick("C1", "S", None, "head", INF, 1.0), "direction must be a finite number, not inf"),
+    (Flick("C1", "S", None, "head", -INF, 1.0), "direction must be a finite number, not -inf"),
+    (Flick("C1", "S", None, "head", 0.0, NAN), "speed must be a finite number, not nan"),
+    (Flick("C1", "S", None, "head", 0.0, INF), "speed must be a finite number, not inf"),
+    (Flick("C1", "S", NAN, "head", 0.0, 1.0), "the spot along the rail must be a finite number, not nan"),
+    (Flick("C1", "S", INF, "head", 0.0, 1.0, True), "the spot along the rail must be a finite number, not inf"),
+    (Flick("C1", "S", None, "head", "12", 1.0), "direction must be a number, not '12'"),  # type: ignore[arg-type]
+])
+def test_a_flick_with_a_number_that_is_not_finite_is_refused_and_changes_nothing(flick: Flick, reason: str) -> None:
+    s = new_game("cage", 2, seed=0)
+    before = s.to_json()
+    assert s.illegal_reason(flick) == reason
+    with pytest.raises(IllegalActionError, match=reason):
+        s.apply_action(flick)
+    with pytest.raises(IllegalActionError, match=reason):
+        s.play_flick(flick)
+    assert s.to_json() == before
+    assert load_state(before, ZooGame).to_json() == before  # and its JSON still reloads
+
+
+def test_a_trunk_shot_heading_that_is_not_finite_is_refused() -> None:
+    s = new_game("cage", 2, seed=0, teams=("elephant", "crocodile"))
+    s.rail_rule = None
+    for k, d in enumerate(("E1", "E2", "E3", "E4")):
+        s.dice[d] = Die(0, "arena", 60.0 + 50 * k, 150.0, 0.0, orientation_with_up("back"))
+    assert s.illegal_reason(Flick("E1", "here", None, None, 90.0, 1.0, True)) is None
+    reason = s.illegal_reason(Flick("E1", "here", None, None, NAN, 1.0, True))
+    assert reason == "heading must be a finite number, not nan"
+
+
+def test_a_placement_off_the_number_line_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = new_game("cage", 2, seed=0)
+    s.rail_rule = None
+    in_arena(s, dice=["E1"])
+    Script(monkeypatch).then(left={"E1": "N"})
+    s.apply_action(Flick("C1", "S", None, "head", 0.0, 1.0))
+    assert s.phase == "place"
+    before = s.to_json()
+    for x, y, reason in ((NAN, 150.0, "x must be a finite number, not nan"),
+                         (150.0, INF, "y must be a finite number, not inf")):
+        with pytest.raises(IllegalActionError, match=reason):
+            s.apply_action(Place("E1", x, y, "head"))
+    assert s.to_json() == before
+    s.apply_action(Place("E1", 150.0, 200.0, "head"))

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 
+import numpy as np
 import pytest
 
 from engine.core import wilson_interval
@@ -100,6 +101,27 @@ def test_bad_odds_requests_are_refused() -> None:
         flick_odds(state, "pass", samples=5)
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_odds_of_a_flick_aimed_at_a_number_that_is_not_finite_are_refused(bad: float) -> None:
+    state = new_game("cage", 2, seed=0)
+    before = state.to_json()
+    aimed = Flick("C1", "S", None, "head", 0.0, 1.0)
+    with pytest.raises(ValueError, match=f"direction must be a finite number, not {bad}"):
+        flick_odds(state, aimed.with_aim(bad, 1.0), samples=5, workers=1)
+    with pytest.raises(ValueError, match=f"speed must be a finite number, not {bad}"):
+        flick_odds(state, aimed.with_aim(0.0, bad), samples=5, workers=1)
+    with pytest.raises(ValueError, match="the spot along the rail must be a finite number"):
+        flick_odds(state, Flick("C1", "S", bad, "head", 0.0, 1.0), samples=5, workers=1)
+    # A grid is refused if any of its directions or speeds is not finite, not only its base flick.
+    with pytest.raises(ValueError, match=f"direction must be a finite number, not {bad}"):
+        odds_grid(state, aimed, [0.0, bad], [1.0], samples=2, workers=1)
+    with pytest.raises(ValueError, match=f"speed must be a finite number, not {bad}"):
+        odds_grid(state, aimed, [0.0], np.array([1.0, bad]), samples=2, workers=1)
+    with pytest.raises(ValueError, match="samples must be at least 1"):
+        odds_grid(state, aimed, [0.0], [1.0], samples=0, workers=1)
+    assert state.to_json() == before
+
+
 def test_the_bot_takes_the_shot_into_the_cage() -> None:
     state, _ = _shot_state()
     shots = aimed_shots(state)
@@ -142,3 +164,22 @@ def test_cli_odds_and_simulate(capsys, tmp_path) -> None:
     saved.write_text("{}")
     code, _, err = _cli(["zoo", "odds", "--state", str(saved)], capsys)
     assert code == 2 and "not a saved game" in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--directions", "nan"], "direction must be a finite number, not nan"),
+    (["--direction", "nan"], "direction must be a finite number, not nan"),  # argparse's abbreviation
+    (["--directions=-10,inf"], "direction must be a finite number, not inf"),
+    (["--speeds", "1.0,nan"], "speed must be a finite number, not nan"),
+    (["--flick", "flick C1 from S-dot face=head dir=1e999 speed=1.0"], "1e999 is not a finite number"),
+    (["--directions", "0", "--samples", "0"], "samples must be at least 1"),
+])
+def test_cli_refuses_numbers_that_are_not_finite(argv: list[str], message: str, capsys) -> None:
+    code, out, err = _cli(["zoo", "odds", "--samples", "5", "--workers", "1", *argv], capsys)
+    assert code == 2 and out == "" and err.startswith("dojo zoo: ") and message in err
+
+
+def test_cli_refuses_a_grid_axis_too_long_to_build(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        _cli(["zoo", "odds", "--speeds=0:1:1e-9"], capsys)
+    assert exc.value.code == 2 and "more than 1000 values" in capsys.readouterr().err
