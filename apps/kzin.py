@@ -270,9 +270,14 @@ def odds_html(session: KzinSession, version: int, selection: list[int]) -> str:
 
 def deck_frame(session: KzinSession, version: int) -> pd.DataFrame:
     t = session.deck_counts()
-    return pd.DataFrame({"card type": t["type"], "left in deck": t["left"],
-                         "chance next": [f"{100 * p:.1f}% ({e.numerator}/{e.denominator})"
-                                         for p, e in zip(t["p_next"], t["p_next_exact"], strict=True)]})
+    if t["left"].sum() == 0:
+        empty = ("deck empty: the discards are reshuffled at the end of this turn" if session.state.rules.reshuffle
+                 else "deck empty: the game ends this turn (no reshuffle)")
+        chances = [empty] * len(t)
+    else:
+        chances = [f"{100 * p:.1f}% ({e.numerator}/{e.denominator})"
+                   for p, e in zip(t["p_next"], t["p_next_exact"], strict=True)]
+    return pd.DataFrame({"card type": t["type"], "left in deck": t["left"], "chance next": chances})
 
 
 def log_frame(session: KzinSession, version: int) -> pd.DataFrame:

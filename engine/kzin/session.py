@@ -267,14 +267,17 @@ class KzinSession(param.Parameterized):
         return self._advice_cache[1]
 
     def deck_counts(self) -> pd.DataFrame:
-        """Cards left in the deck by type, and the exact chance that the next card is of each type."""
+        """Cards left in the deck by type, and the exact chance that the next card is of each type.
+
+        With the deck empty the chances are None: the next card comes from the discards reshuffled at the end
+        of this turn, and which cards those are depends on the decision still to be made."""
         pile = self.state.pile
         total = sum(pile)
         rows = []
         for t, name in TYPE_NAMES.items():
             n = sum(pile[c.index] for c in CARDS if c.type == t)
-            p = Fraction(n, total) if total else Fraction(0)
-            rows.append({"type": name, "left": n, "p_next": float(p), "p_next_exact": p})
+            p = Fraction(n, total) if total else None
+            rows.append({"type": name, "left": n, "p_next": None if p is None else float(p), "p_next_exact": p})
         return pd.DataFrame(rows)
 
     def track(self) -> pd.DataFrame:

@@ -223,6 +223,18 @@ def test_the_deck_view_shows_counts_not_order():
     assert not names & set(np.ravel(frame.astype(str).to_numpy()))
 
 
+@pytest.mark.parametrize("reshuffle", [True, False])
+def test_an_empty_deck_says_what_comes_next_instead_of_zero_chances(reshuffle):
+    s = KzinSession(seed=SEED, reshuffle=reshuffle)
+    st = s.state
+    st.discard = [d + p for d, p in zip(st.discard, st.pile, strict=True)]
+    st.pile = [0] * len(st.pile)
+    assert s.deck_counts()["p_next"].isna().all()
+    frame = kzin.deck_frame(s, s.version)
+    words = "reshuffled at the end of this turn" if reshuffle else "the game ends this turn"
+    assert frame["left in deck"].sum() == 0 and all(words in c for c in frame["chance next"])
+
+
 def test_benchmark_prints_milliseconds(capsys):
     rows = kzin.benchmark(repeats=4)
     out = capsys.readouterr().out
