@@ -67,6 +67,8 @@ def p_humans_win_float(human_const: int, human_dice: int, kzin_const: int, kzin_
 
 
 def _cards(names: Iterable[str], allowed: str, what: str) -> list[Card]:
+    if isinstance(names, str):  # iterating it would try each letter as a card name
+        raise ValueError(f"give the {what}s as a list of names, e.g. [{names!r}], not a bare string")
     out = []
     for name in names:
         c = card(name)

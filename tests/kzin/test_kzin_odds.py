@@ -80,6 +80,8 @@ def test_force_table_columns():
     ({"fleets": ["Pirate Fleet"], "kzin_fleet": "Kzinti Pride", "kem": 12}, "marker"),
     ({"phase": "space", "fleets": ["Pirate Fleet"]}, "phase"),
     ({"fleets": ["Pirate Fleet"], "kzin_fleet": "Kzinti Pride", "reshufle": True}, "unknown rule option"),
+    ({"fleets": "Pirate Fleet", "kzin_fleet": "Kzinti Pride"}, r"as a list of names, e.g. \['Pirate Fleet'\]"),
+    ({"fleets": ["Pirate Fleet"], "kzin_fleet": "Kzinti Pride", "tactics": "Marines"}, "Tactics cards as a list"),
 ])
 def test_bad_battles_are_clear_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
