@@ -152,8 +152,9 @@ def status_html(session: ZooSession) -> str:
             f"{html.escape(prompt)}</b></div>")
 
 
-def odds_html(odds: FlickOdds | None, busy: bool, preview: bool, has_aim: bool) -> str:
-    """The odds of the aimed flick with 95% intervals (or why there are none yet)."""
+def odds_html(odds: FlickOdds | None, busy: bool, preview: bool, has_aim: bool, points: bool = True) -> str:
+    """The odds of the aimed flick with 95% intervals (or why there are none yet); the expected points only when
+    ``points`` count (a Points Battle): in a Cage Battle they decide nothing and would only distract."""
     if not preview:
         return "<p><b>Eyes closed</b> (Dust Kick): no aim preview and no odds for this flick.</p>"
     if odds is None:
@@ -164,6 +165,9 @@ def odds_html(odds: FlickOdds | None, busy: bool, preview: bool, has_aim: bool) 
         return (f"<tr><td>{name}</td><td class='{cls}' style='font-weight:700'>{_pct(p.value)}</td>"
                 f"<td style='color:#6b7280'>{_pct(p.low)} – {_pct(p.high)}</td></tr>")
 
+    points_row = (f"<tr><td>Expected points</td><td class='p-points' style='font-weight:700'>{odds.points_mean:+.2f}"
+                  f"</td><td style='color:#6b7280'>{odds.points_low:+.2f} to {odds.points_high:+.2f}</td></tr>"
+                  if points else "")
     faces = "".join(f"<td style='padding:0 6px'>{k}<br><b>{_pct(odds.outcomes[k].value)}</b><br>"
                     f"<span style='color:#6b7280;font-size:11px'>{_pct(odds.outcomes[k].low)}–"
                     f"{_pct(odds.outcomes[k].high)}</span></td>" for k in OUTCOMES)
@@ -171,9 +175,7 @@ def odds_html(odds: FlickOdds | None, busy: bool, preview: bool, has_aim: bool) 
             f"{row('Cage an opponent', odds.cage_opponent, 'p-cage')}"
             f"{row('Lose your own animal', odds.lose_own, 'p-lose')}"
             f"{row('Extra flick', odds.extra_flick, 'p-extra')}"
-            f"{row('Foul', odds.foul, 'p-foul')}"
-            f"<tr><td>Expected points</td><td class='p-points' style='font-weight:700'>{odds.points_mean:+.2f}</td>"
-            f"<td style='color:#6b7280'>{odds.points_low:+.2f} to {odds.points_high:+.2f}</td></tr></table>"
+            f"{row('Foul', odds.foul, 'p-foul')}{points_row}</table>"
             f"<div style='margin-top:4px'>Where the flicked animal ends:</div>"
             f"<table style='font-size:12px;text-align:center'><tr>{faces}</tr></table>"
             f"<div class='odds-n' style='color:#6b7280;font-size:12px'>{odds.samples} simulated flicks, aim noise "
@@ -201,8 +203,9 @@ def log_frame(session: ZooSession) -> pd.DataFrame:
     g = session.state.game
     for e in reversed(session.log):
         o = e.get("odds")
+        points = f", points {o['points']:+.2f}" if o and g.mode == "points" else ""  # points count in no Cage Battle
         odds = "" if not o else (f"cage {_pct(o['cage_opponent'])} ({_pct(o['cage_low'])}–{_pct(o['cage_high'])}), "
-                                 f"lose own {_pct(o['lose_own'])}, points {o['points']:+.2f} (n={o['samples']})")
+                                 f"lose own {_pct(o['lose_own'])}{points} (n={o['samples']})")
         who = "" if e.get("player") is None else g.player_name(e["player"])
         rows.append({"#": e["move"], "player": who, "move": e["text"], "what happened": "; ".join(e["events"]),
                      "odds shown": odds})
@@ -806,7 +809,8 @@ class ZooDashboard(param.Parameterized):
     def _show_odds(self) -> None:
         s = self.session
         has_aim = s.proposal_problem() is None
-        self._odds_pane.object = odds_html(self.odds, self.odds_busy, s.aim_preview(), has_aim)
+        self._odds_pane.object = odds_html(self.odds, self.odds_busy, s.aim_preview(), has_aim,
+                                           points=s.state.game.mode == "points")
         self._progress.value = self.odds_progress
         self._progress.active = self.odds_busy
         self._heat_src.data = za.heat_data(self.grid)

@@ -187,3 +187,22 @@ def test_setting_the_widgets_to_match_the_session_is_not_a_command() -> None:
     d._syncing = False
     d._face_w.value = "back"  # a player's own change acts
     assert s.face == "back"
+
+
+@pytest.mark.parametrize(("mode", "players", "counts"), [("cage", 2, False), ("cage", 3, False), ("points", 2, True),
+                                                         ("points", 3, True)])
+def test_expected_points_are_shown_only_where_points_count(mode: str, players: int, counts: bool) -> None:
+    seats = ["person"] * players
+    d = dashboard(mode=mode, players=players, teams=["crocodile", "elephant", "gorilla"][:players], seats=seats)
+    s = d.session
+    assert s.state.game.mode == mode and s.choose_die("C1") and s.propose_flick(0.0, 1.0)
+    d.odds = s.odds(samples=20)
+    d._show_odds()
+    pane = d._odds_pane.object
+    assert "Cage an opponent" in pane and "20 simulated flicks" in pane
+    assert ("Expected points" in pane) is counts and ("p-points" in pane) is counts
+    if counts:
+        assert f"{d.odds.points_mean:+.2f}" in pane and f"{d.odds.points_low:+.2f} to" in pane
+    assert d.commit()
+    shown = zoo.log_frame(s)["odds shown"].iloc[0]
+    assert shown.startswith("cage ") and shown.endswith("(n=20)") and ("points" in shown) is counts
