@@ -9,6 +9,7 @@ combats fall back to Monte Carlo with 95% Wilson intervals.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -53,14 +54,37 @@ def technique_values(book: RuleBook | None = None) -> pd.DataFrame:
 def attack_odds(state: Any, attack: Attack) -> dict[str, Fraction]:
     """For a proposed attack, the hit chance against each answer the other side could give: the
     target's own techniques (and weapon) it still has a level in, and None (no answer, or an answer
-    from another figure)."""
+    from another figure).
+
+    A figure that is not in this game, a chit that is not on the CRT or that the figure cannot play (no
+    level left in it, or not its weapon), and a target that is not an enemy figure or, for a Terminator, a
+    piece of vital equipment are refused with a ValueError naming what is wrong: odds of a move that
+    cannot exist would only mislead.
+    """
     crt = state.game.book.crt
+    f = state.figs.get(attack.figure)
+    if f is None:
+        raise ValueError(f"there is no figure {attack.figure}")
+    if attack.chit not in crt:
+        raise ValueError(f"{attack.chit!r} is not a chit: the CRT has {', '.join(crt)}")
+    if attack.chit in CHIT_TECHNIQUES and not f.levels[CHIT_TECHNIQUES.index(attack.chit)]:
+        raise ValueError(f"{f.id} has no level in {attack.chit}, so it cannot play a {attack.chit} chit")
+    if attack.chit not in CHIT_TECHNIQUES and f.weapon != attack.chit:
+        raise ValueError(f"{f.id} is not armed with {attack.chit}" + (f" (its weapon is {f.weapon})" if f.weapon
+                                                                     else ""))
+    if attack.target in state.equipment:
+        if f.side != TERMINATORS:
+            raise ValueError(f"{attack.target} is the Clone Master's own equipment: only Terminators attack it")
+        return {"none": p_hit(crt[attack.chit]["none"])}
+    t = state.figs.get(attack.target)
+    if t is None:
+        raise ValueError(f"there is no figure or equipment {attack.target}")
+    if t.side == f.side:
+        raise ValueError(f"{t.id} is on {f.id}'s own side")
     cols = ["none"]
-    if not attack.target.startswith("E"):
-        f = state.figs[attack.target]
-        if f.conscious:
-            cols = [c for i, c in enumerate(CHIT_TECHNIQUES) if f.levels[i] > 0] + (["weapon"] if f.weapon else []) \
-                + ["none"]
+    if t.conscious:
+        cols = [c for i, c in enumerate(CHIT_TECHNIQUES) if t.levels[i] > 0] + (["weapon"] if t.weapon else []) \
+            + ["none"]
     return {c: p_hit(crt[attack.chit][c]) for c in cols}
 
 
@@ -107,14 +131,27 @@ class TreeTooLarge(RuntimeError):
     pass
 
 
+Z95 = 1.959963984540054  # the two-sided 95% normal quantile, as in wilson_interval
+
+
 @dataclass
 class CombatOdds:
-    """Hits each side takes in one combat: exact (Fractions) or estimated (with 95% intervals)."""
+    """Hits each side takes in one combat: exact (Fractions) or estimated from ``games`` simulated combats.
+
+    Simulated figures are estimates, so every one of them comes with a 95% interval: Wilson for each
+    probability, a normal interval for the mean hits. Exact outlooks give zero-width intervals.
+    """
 
     exact: bool
     joint: dict[tuple[int, int], Fraction | float]   # (hits on Terminators, hits on Clone Master side)
     games: int = 0
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    counts: dict[tuple[int, int], int] = field(default_factory=dict)  # simulated combats ending so
+
+    @property
+    def source(self) -> str:
+        """Where the numbers come from, for titles: "exact" or "N simulated combats"."""
+        return "exact" if self.exact else f"{self.games} simulated combats"
 
     def marginal(self, side: int) -> dict[int, Fraction | float]:
         out: dict[int, Any] = {}
@@ -122,8 +159,29 @@ class CombatOdds:
             out[key[side]] = out.get(key[side], 0) + p
         return dict(sorted(out.items()))
 
+    def marginal_intervals(self, side: int) -> dict[int, tuple[float, float]]:
+        """95% interval of each P(``side`` takes k hits): Wilson over the simulated combats, or the exact value
+        twice (zero width)."""
+        if self.exact:
+            return {k: (float(p), float(p)) for k, p in self.marginal(side).items()}
+        n: dict[int, int] = {}
+        for key, c in self.counts.items():
+            n[key[side]] = n.get(key[side], 0) + c
+        return {k: wilson_interval(c, self.games) for k, c in sorted(n.items())}
+
     def expected(self, side: int) -> float:
         return float(sum(k * p for k, p in self.marginal(side).items()))
+
+    def expected_interval(self, side: int) -> tuple[float, float]:
+        """95% interval of the mean hits ``side`` takes: mean ± 1.96 standard errors over the simulated combats
+        (the sample is hundreds of combats, so the normal approximation holds; if every combat gave the same
+        count the interval is that count); exact: zero width."""
+        mean = self.expected(side)
+        if self.exact:
+            return (mean, mean)
+        var = sum(c * (k[side] - mean) ** 2 for k, c in self.counts.items()) / (self.games - 1)
+        half = Z95 * math.sqrt(var / self.games)
+        return (max(0.0, mean - half), mean + half)
 
 
 def _hits(state: Any, start: int) -> tuple[int, int]:
@@ -150,6 +208,8 @@ def combat_odds(state: Any, policies: Sequence[Policy], max_nodes: int = 20_000,
     """
     if state.combat is None:
         raise ValueError("no combat is being fought now")
+    if games < 2:
+        raise ValueError(f"games must be at least 2 for the simulated figures to carry intervals, not {games}")
     members = list(state.combat.members)
     start = len(state.log)
     try:
@@ -208,4 +268,4 @@ def _sampled(state: Any, policies: Sequence[Policy], members: list[str], start: 
     for side, label in ((0, "terminators"), (1, "clone_master")):
         hit_any = sum(v for k, v in counts.items() if k[side] > 0)
         intervals[f"{label}_hit_at_least_once"] = wilson_interval(hit_any, games)
-    return CombatOdds(False, joint, games, intervals)
+    return CombatOdds(False, joint, games, intervals, dict(sorted(counts.items())))

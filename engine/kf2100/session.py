@@ -322,8 +322,13 @@ class KungFuSession(param.Parameterized):
         return view
 
     def odds(self, figure: str, chit: str, target: str) -> dict[str, float]:
-        """Hit chance of a proposed attack against each answer the other side could give."""
-        return {k: float(v) for k, v in attack_odds(self.state, Attack(figure.upper(), chit, target.upper())).items()}
+        """Hit chance of a proposed attack against each answer the other side could give; an unknown figure,
+        chit or target, or a chit the figure cannot play, is refused (reason in ``status``), nothing changed."""
+        try:
+            chances = attack_odds(self.state, Attack(figure.upper(), chit, target.upper()))
+        except ValueError as exc:
+            self._refuse(str(exc))
+        return {k: float(v) for k, v in chances.items()}
 
     def decision_odds(self) -> list[dict[str, Any]]:
         """The chances behind each legal combat decision of the human to move.

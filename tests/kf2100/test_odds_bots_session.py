@@ -64,6 +64,60 @@ def test_whole_combat_monte_carlo_falls_back_with_intervals():
     assert low <= 5 / 6 <= high and high - low < 0.04
 
 
+def test_simulated_outlook_carries_intervals_and_the_exact_one_zero_width():
+    sampled = odds.combat_odds(_servant_combat(), BOTS, max_nodes=2, games=3000, seed=4)
+    assert sampled.source == "3000 simulated combats" and sum(sampled.counts.values()) == 3000
+    truth = {0: {0: Fraction(35, 36), 1: Fraction(1, 36)}, 1: {0: Fraction(1, 6), 1: Fraction(5, 6)}}
+    for side in (0, 1):
+        bars, intervals = sampled.marginal(side), sampled.marginal_intervals(side)
+        assert intervals.keys() == bars.keys()
+        for k, p in bars.items():
+            low, high = intervals[k]
+            assert low <= p <= high and 0 < high - low < 0.05
+            assert low <= truth[side][k] <= high  # and, this seed, they hold the exact answer
+        low, high = sampled.expected_interval(side)
+        exact_mean = sum(k * q for k, q in truth[side].items())
+        assert low < sampled.expected(side) < high and low <= exact_mean <= high and high - low < 0.05
+    exact = odds.combat_odds(_servant_combat(), BOTS)
+    assert exact.source == "exact" and not exact.counts and not exact.intervals
+    for side in (0, 1):
+        assert all(low == high == float(p) for (low, high), p in zip(exact.marginal_intervals(side).values(),
+                                                              exact.marginal(side).values(), strict=True))
+        assert exact.expected_interval(side) == (exact.expected(side), exact.expected(side))
+    with pytest.raises(ValueError, match="at least 2"):
+        odds.combat_odds(_servant_combat(), BOTS, max_nodes=2, games=1)
+
+
+def test_attack_odds_refuse_unknown_figures_chits_and_targets():
+    s = skirmish(BASIC, {"T1": "n9", "J3": "o9", "J1": "n10"}, phase="combat1", levels={"T1": [1, 0, 1, 1, 1]})
+    for attack, words in [(("T9", "fist", "J1"), "there is no figure T9"),
+                          (("T1", "laser", "J1"), "'laser' is not a chit"),
+                          (("T1", "heart", "J1"), "'heart' is not a chit"),
+                          (("T1", "fist", "ZZ"), "there is no figure or equipment ZZ"),
+                          (("T1", "fist", "E9"), "there is no figure or equipment E9"),
+                          (("T1", "kick", "J1"), "T1 has no level in kick"),
+                          (("T1", "gun", "J1"), "T1 is not armed with gun"),
+                          (("CM", "spikes", "T1"), r"CM is not armed with spikes \(its weapon is gun\)"),
+                          (("T1", "fist", "T2"), "T2 is on T1's own side"),
+                          (("J1", "fist", "E1"), "only Terminators attack it")]:
+        with pytest.raises(ValueError, match=words):
+            odds.attack_odds(s, Attack(*attack))
+    assert odds.attack_odds(s, Attack("T1", "fist", "E1")) == {"none": Fraction(5, 6)}
+    assert odds.attack_odds(s, Attack("CM", "gun", "T1"))["mist"] == Fraction(1, 6)
+
+
+def test_session_odds_refuse_bad_input_with_the_reason_and_change_nothing():
+    s = KungFuSession(terminators="human", clone_master="human")
+    s.state = skirmish(s.game, {"T1": "n9", "J3": "o9", "J1": "n10"}, phase="combat1")
+    before = s.save()
+    for attack, words in [(("T1", "fist", "ZZ"), "no figure or equipment ZZ"), (("T1", "laser", "J1"), "'laser'"),
+                          (("T9", "fist", "J1"), "no figure T9"), (("J3", "kick", "T1"), "J3 has no level in kick")]:
+        with pytest.raises(IllegalActionError, match=words):
+            s.odds(*attack)
+        assert s.status.startswith("Refused: ") and words.strip("'") in s.status and s.save() == before
+    assert s.odds("t1", "kick", "j3") == {"fist": 4 / 6, "mist": 1 / 6, "none": 5 / 6}
+
+
 def test_bots_play_every_scenario_to_the_end():
     for scenario in ("basic", "solo"):
         game = KungFuGame(scenario)
