@@ -21,7 +21,7 @@ import holoviews as hv
 import pandas as pd
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter
+from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter, Whisker
 from bokeh.plotting import figure
 
 from apps._autosave import Autosave
@@ -153,31 +153,58 @@ def _fraction(text: str) -> float:
 
 
 def hits_data(outlook: CombatOdds | None) -> dict[str, list]:
-    """Bars of P(hits) for each side in the whole combat."""
-    out: dict[str, list] = {"x": [], "p": [], "colour": [], "label": []}
+    """Bars of P(hits) for each side in the whole combat, with the 95% interval of each bar (zero width when
+    the outlook is exact)."""
+    out: dict[str, list] = {"x": [], "p": [], "low": [], "high": [], "colour": [], "label": []}
     if outlook is None:
         return out
     for side, colour, offset in ((0, KIND_COLOURS["terminator"], -0.18), (1, KIND_COLOURS["jelly"], 0.18)):
+        intervals = outlook.marginal_intervals(side)
         for k, p in outlook.marginal(side).items():
+            low, high = intervals[k]
             out["x"].append(k + offset)
             out["p"].append(float(p))
+            out["low"].append(low)
+            out["high"].append(high)
             out["colour"].append(colour)
-            out["label"].append(f"{PLAYER_NAMES[side]} take {k} hit(s): {100 * float(p):.1f}%")
+            extent = "exact" if outlook.exact else f"95% interval {100 * low:.1f}-{100 * high:.1f}%"
+            out["label"].append(f"{PLAYER_NAMES[side]} take {k} hit(s): {100 * float(p):.1f}% ({extent})")
     return out
 
 
-def hits_figure() -> tuple[figure, ColumnDataSource]:
+def hits_figure() -> tuple[figure, ColumnDataSource, Whisker]:
+    """The bars of the whole-combat outlook, and error bars shown only when it is simulated."""
     fig = figure(height=210, width=420, toolbar_location=None, tools="", name="hits",
                  title="Hits in the whole combat", x_axis_label="hits taken",
                  y_axis_label="P")
     src = ColumnDataSource(hits_data(None))
     bars = fig.vbar(x="x", top="p", width=0.34, color="colour", source=src)
+    whisker = Whisker(base="x", lower="low", upper="high", source=src, line_color="#111827", visible=False,
+                      name="hits_intervals")
+    whisker.upper_head.size = whisker.lower_head.size = 6
+    fig.add_layout(whisker)
     fig.add_tools(HoverTool(renderers=[bars], tooltips=[("", "@label")]))
     fig.yaxis.formatter = NumeralTickFormatter(format="0%")
     fig.y_range.start = 0
     fig.xaxis.ticker.desired_num_ticks = 6
     fig.outline_line_color = None
-    return fig, src
+    return fig, src, whisker
+
+
+def outlook_note(outlook: CombatOdds) -> str:
+    """The mean hits of each side: exact, or simulated with its 95% interval and the number of combats."""
+    parts = []
+    for side, colour, who in ((0, KIND_COLOURS["terminator"], "Terminators take"),
+                              (1, KIND_COLOURS["jelly"], "the Clone Master's side")):
+        mean = outlook.expected(side)
+        if outlook.exact:
+            text = f"{mean:.2f}"
+        else:
+            low, high = outlook.expected_interval(side)
+            text = f"{mean:.2f} (95% interval {low:.2f}-{high:.2f})"
+        parts.append(f"<span style='color:{colour}'>■</span> {who} {text}")
+    how = ("exact" if outlook.exact else f"simulated over {outlook.games} combats; bars show 95% Wilson intervals")
+    return (f"{parts[0]} on average, {parts[1]}; both sides played as the bots would ({how}).")
 
 
 def crt_figure() -> tuple[figure, ColumnDataSource]:
@@ -239,7 +266,7 @@ class KungFuDashboard(param.Parameterized):
         self._log_rows, self._log_last = -1, []
         self._sources: list[dict[str, ColumnDataSource]] = []
         self._compute_frames()
-        self._hits_fig, self._hits_src = hits_figure()
+        self._hits_fig, self._hits_src, self._hits_whisker = hits_figure()
         self._crt_fig, self._crt_mark = crt_figure()
         self._build_controls()
         self._decide = pn.Column(sizing_mode="stretch_width", margin=0)
@@ -393,6 +420,9 @@ class KungFuDashboard(param.Parameterized):
         """Load a saved game from the file input; a bad file leaves the game as it was."""
         if event.new:
             self.load_text(event.new)
+            # Forget the file, in the browser and here, so that choosing the same file again loads it again.
+            self._upload.clear()
+            self._upload.value = None
 
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved game (a file's text, or the autosave); a bad one leaves the game as it was."""
@@ -686,16 +716,16 @@ class KungFuDashboard(param.Parameterized):
         o = self.outlook
         ok = o is not None and o[0] == self._combat_key
         self._hits_src.data = hits_data(o[1] if ok else None)
+        simulated = ok and not o[1].exact
+        if self._hits_whisker.visible != simulated:
+            self._hits_whisker.visible = simulated
         if self._combat_key is None:
             title, note = "Hits in the whole combat", "No combat now."
         elif not ok:
             title, note = "Hits in the whole combat", "Working it out…"
         else:
-            kind = "exact" if o[1].exact else f"{o[1].games} simulated combats"
-            title = f"Hits in the whole combat ({kind})"
-            note = (f"<span style='color:{KIND_COLOURS['terminator']}'>■</span> Terminators take "
-                    f"{o[1].expected(0):.2f} on average, <span style='color:{KIND_COLOURS['jelly']}'>■</span> the "
-                    f"Clone Master's side {o[1].expected(1):.2f}; both sides played as the bots would.")
+            title = f"Hits in the whole combat ({o[1].source})"
+            note = outlook_note(o[1])
         if self._hits_fig.title.text != title:
             self._hits_fig.title.text = title
         self._set(self._hits_note, note)

@@ -5,6 +5,8 @@ import holoviews as hv
 from apps import discover_games, kf2100
 from apps._kf2100_board import levels_text
 from engine.core import dump_state
+from engine.kf2100.bots import HeuristicBot
+from engine.kf2100.odds import combat_odds
 from engine.kf2100.state import KungFuGame, skirmish
 
 hv.extension("bokeh", logo=False)
@@ -80,6 +82,27 @@ def test_a_combat_shows_chits_odds_and_the_exchange():
     assert f"d6 {roll['roll']} (needed ≤ {roll['need']}" in d._combat_html.object
 
 
+def test_a_simulated_outlook_shows_its_intervals_and_an_exact_one_says_exact():
+    d = dashboard(seed=5)
+    s = d.session
+    s.load(dump_state(skirmish(KungFuGame("basic"), {"T1": "n9", "J3": "o9"}, phase="combat1")))
+    d.wait_idle()
+    exact = d.outlook[1]
+    assert exact.exact and d._hits_fig.title.text == "Hits in the whole combat (exact)"
+    assert "(exact)" in d._hits_note.object and "interval" not in d._hits_note.object
+    assert not d._hits_whisker.visible and list(d._hits_src.data["low"]) == list(d._hits_src.data["p"])
+    sampled = combat_odds(s.state, [HeuristicBot(0), HeuristicBot(1)], max_nodes=5, games=300, seed=1)
+    d.outlook = (d._combat_key, sampled)
+    assert d._hits_fig.title.text == "Hits in the whole combat (300 simulated combats)"
+    assert d._hits_whisker.visible and "simulated over 300 combats" in d._hits_note.object
+    data = d._hits_src.data
+    assert all(lo <= p <= hi and hi > lo for lo, p, hi in zip(data["low"], data["p"], data["high"], strict=True))
+    assert all("95% interval" in label for label in data["label"])
+    for side in (0, 1):
+        low, high = sampled.expected_interval(side)
+        assert f"{sampled.expected(side):.2f} (95% interval {low:.2f}-{high:.2f})" in d._hits_note.object
+
+
 def test_hot_seat_board_hides_the_clone_masters_counters_until_he_takes_the_screen():
     d = dashboard(terminators="human", clone_master="human", seed=1)
     s = d.session
@@ -104,6 +127,24 @@ def test_bad_file_is_refused_and_the_game_kept():
     assert s.status.startswith("Could not load the file") and s.save() == kept
     d.load_file(type("E", (), {"new": kept.encode()})())
     assert s.status.startswith("Game loaded") and s.save() == kept
+
+
+def test_the_same_file_loads_again_after_a_move():
+    """The file input is cleared after a load, so choosing the same file again is a change and loads it."""
+    d = dashboard(seed=1)
+    s = d.session
+    click(d, "c3")
+    saved = s.save().encode()
+    cleared = []
+    d._upload.clear = lambda: cleared.append(True)  # the browser's input is told to forget the file
+    d._upload.value = saved
+    assert s.status.startswith("Game loaded") and s.save() == saved.decode() and cleared == [True]
+    assert d._upload.value is None
+    click(d, "c7")
+    assert s.state.figs["T2"].entry == "loo" and s.save() != saved.decode()
+    d._upload.value = saved  # the very same bytes
+    assert s.status.startswith("Game loaded") and s.save() == saved.decode() and cleared == [True, True]
+    assert s.state.figs["T2"].entry != "loo"
 
 
 def test_new_game_takes_scenario_seats_and_seed_from_the_controls():
