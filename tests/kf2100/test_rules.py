@@ -293,6 +293,42 @@ def test_victory_conditions_graded_and_checked_together():
     assert _ending(["escaped", "escaped", "escaped"], equipment_left=0) == "draw"
 
 
+def test_last_terminator_killed_in_the_combat_that_smashes_the_last_equipment_is_a_terminator_victory():
+    # The Clone Master is dead and only E1 stands. T1's one Fist smashes it; J3's answering Fist, then its
+    # second Fist, knock T1 out and kill him, all in the same exchange. The seed's conditions are read
+    # together when the combat ends: "Clone Master killed and all seven pieces of equipment destroyed" holds
+    # (Terminator victory); Clone Master victory needs "some equipment survives", which fails.
+    s = skirmish(BASIC, {"T1": "b15", "J3": "b14"}, levels={"T1": [1, 0, 0, 0, 0]})
+    s.figs["T2"].status = s.figs["T3"].status = s.figs["CM"].status = "dead"
+    for eid in s.equipment:
+        s.equipment[eid] = eid == "E1"
+    play(s, "end", "chits T1 fist", "chits J3 fist+fist", "lead terminators", "attack T1 fist E1",
+         "answer J3 fist", "d6 5")
+    assert not any(s.equipment.values()) and not s.is_terminal()
+    play(s, "attack J3 fist T1", "d6 5")
+    assert s.figs["T1"].status == "unconscious" and not s.is_terminal()
+    play(s, "attack J3 fist T1", "d6 5")
+    assert s.figs["T1"].status == "dead" and s.is_terminal()
+    assert s.result == "terminator_victory" and s.returns() == [0.5, -0.5]
+    assert s.log[-1]["event"] == "game over: terminator victory"
+
+
+def test_last_terminator_killed_in_the_combat_that_kills_the_clone_master_is_a_clone_master_victory():
+    # All seven pieces stand. T1's Fist kills the Clone Master (he answers with his gun: Fist on Weapon,
+    # 1-2), then J3 knocks T1 out and kills him. "Clone Master dies, all Terminators killed, some equipment
+    # survives": Clone Master victory, not total (he is dead).
+    s = skirmish(BASIC, {"T1": "n9", "CM": "o9", "J3": "n10"}, levels={"T1": [1, 0, 0, 0, 0]})
+    s.figs["T2"].status = s.figs["T3"].status = "dead"
+    play(s, "end", "chits T1 fist", "chits CM gun", "chits J3 fist+fist", "lead terminators",
+         "attack T1 fist CM", "answer CM gun")
+    assert s.combat.need == 2
+    play(s, "d6 2")
+    assert s.figs["CM"].status == "dead" and not s.is_terminal()
+    play(s, "attack J3 fist T1", "d6 5", "attack J3 fist T1", "d6 5")
+    assert s.figs["T1"].status == "dead" and all(s.equipment.values())
+    assert s.is_terminal() and s.result == "clone_master_victory" and s.returns() == [-0.5, 0.5]
+
+
 def test_game_ends_when_the_last_terminator_escapes():
     s = skirmish(BASIC, {"T1": "c3"}, levels={})
     for fid in ("T2", "T3"):
