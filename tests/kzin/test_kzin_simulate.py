@@ -139,8 +139,17 @@ def test_benchmark_rows():
     labels = [label for label, _, _ in rows]
     assert any("plain engine" in s for s in labels) and any("2 workers" in s for s in labels)
     assert any("rollouts" in s for s in labels) and any("exact odds" in s for s in labels)
+    assert "kzin advisor, 15 Human cards in play, 4,000 rollouts a state, worst" in labels
     assert all(value > 0 for _, value, _ in rows)
     assert "games/s" in bench.format_rows(rows)
+
+
+def test_the_advisor_benchmark_position_has_fifteen_committable_cards():
+    from engine.kzin.advisor import battle_options
+    from engine.kzin.bench import advisor_position
+
+    options = battle_options(advisor_position())
+    assert max(len(o.cards) for o in options) == 15  # the strongest commitment takes all fifteen
 
 
 def test_the_advisor_plays_on_the_plain_engine():
