@@ -166,17 +166,29 @@ def animation_data(session: ZooSession, frames: list[dict[str, Any]], seq: int
     return first, rows
 
 
+HEAT_COLUMNS = ("direction", "speed", "p", "w", "h", "text", "aim", "tip", "count")
+
+
 def heat_data(grid: Any) -> dict[str, list[Any]]:
-    """The caging-odds grid as heat-map cells (direction x speed)."""
+    """The caging-odds grid as heat-map cells (direction x speed). A cell's estimate comes from only a few
+    flicks, so its hover text gives the 95% Wilson interval (``tip``) and the count (``count``): 0 of 18 is
+    not "never"."""
     if grid is None or len(grid) == 0:
-        return {k: [] for k in ("direction", "speed", "p", "w", "h", "text")}
+        return {k: [] for k in HEAT_COLUMNS}
     dirs = sorted(set(grid["direction"]))
     speeds = sorted(set(grid["speed"]))
     w = (dirs[1] - dirs[0]) if len(dirs) > 1 else 10.0
     h = (speeds[1] - speeds[0]) if len(speeds) > 1 else 0.2
+    tips, counts = [], []
+    for p, low, high, n in zip(grid["p_cage_opponent"], grid["p_cage_opponent_low"], grid["p_cage_opponent_high"],
+                               grid["samples"], strict=True):
+        tips.append(f"{100 * p:.1f}% (95% interval {100 * low:.1f}–{100 * high:.1f}%)")
+        counts.append(f"{round(p * n)} of {int(n)} flicks caged an opponent")
     return {"direction": [float(v) for v in grid["direction"]], "speed": [float(v) for v in grid["speed"]],
             "p": [float(v) for v in grid["p_cage_opponent"]], "w": [w] * len(grid), "h": [h] * len(grid),
-            "text": [f"{100 * v:.0f}" if v > 0 else "" for v in grid["p_cage_opponent"]]}
+            "text": [f"{100 * v:.0f}" if v > 0 else "" for v in grid["p_cage_opponent"]],
+            "aim": [f"{d:g}° at {v:g} m/s" for d, v in zip(grid["direction"], grid["speed"], strict=True)],
+            "tip": tips, "count": counts}
 
 
 def edge() -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import io
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,7 @@ import pandas as pd
 import panel as pn
 import param
 from bokeh.events import DoubleTap, PanEnd, PanStart, Tap
-from bokeh.models import ColumnDataSource, CustomJS, LinearColorMapper
+from bokeh.models import ColumnDataSource, CustomJS, HoverTool, LinearColorMapper
 from bokeh.plotting import figure
 
 from apps import _zoo_arena as za
@@ -41,7 +42,12 @@ DESCRIPTION = "Flick animal dice into the cages: drag the flick on the arena and
 ORDER = 3
 
 ODDS_CHUNKS = (50, 90, 90, 90, 90, 90)  # a first estimate from 50 flicks, refined to 500
-GRID_SAMPLES = 6
+GRID_SAMPLES = 18
+"""Simulated flicks per heat-map cell (each cell shows its count and 95% interval on hover): 3x the 6 it was,
+which the small pieces below keep from delaying a new aim's odds; the whole map takes about 1 s (``benchmark``)."""
+MAP_PIECE_FLICKS = 36
+"""At most this many flicks between the worker's checks for a new aim while it maps: a re-aim waits for the
+piece under way, so the piece, not the whole map, sets how late the new aim's first odds can be."""
 GRID_SPEEDS = (0.4, 0.8, 1.2, 1.6, 2.0, 2.4)
 GRID_DIRECTIONS = tuple(float(d) for d in range(-75, 76, 15))
 GRID_HEADINGS = tuple(float(d) for d in range(0, 360, 30))
@@ -181,6 +187,18 @@ def odds_html(odds: FlickOdds | None, busy: bool, preview: bool, has_aim: bool, 
             f"<div class='odds-n' style='color:#6b7280;font-size:12px'>{odds.samples} simulated flicks, aim noise "
             f"{odds.noise.angle_sd:g}° and {100 * odds.noise.speed_sd:g}% of the speed"
             f"{' · refining…' if busy else ''}</div>")
+
+
+def heat_title(grid: pd.DataFrame | None, aimed: bool) -> str:
+    """The heat map's title says what was measured: a cell is a few simulated flicks, so a map with no caging
+    is "none in N flicks each", never "no aim cages here" (0 of 18 still leaves up to 18% at 95%)."""
+    if grid is None or len(grid) == 0:
+        return "Caging odds by aim: mapping…" if aimed else "Caging odds by aim"
+    n = int(grid["samples"].min())
+    each = f"{n} flicks" if n == int(grid["samples"].max()) else f"{n}+ flicks"
+    if float(grid["p_cage_opponent"].max()) == 0.0:
+        return f"Caging odds by aim: no cell caged in {each} each"
+    return f"Caging odds by aim, % of {each} a cell: click to aim"
 
 
 def cards_html(session: ZooSession) -> str:
@@ -358,8 +376,10 @@ class ZooDashboard(param.Parameterized):
         self._heat_src = ColumnDataSource(za.heat_data(None))
         self._heat_mark = ColumnDataSource({"x": [], "y": []})
         mapper = LinearColorMapper(palette="Viridis256", low=0, high=1)
-        heat.rect(x="direction", y="speed", width="w", height="h", source=self._heat_src,
-                  fill_color={"field": "p", "transform": mapper}, line_color="#ffffff")
+        cells = heat.rect(x="direction", y="speed", width="w", height="h", source=self._heat_src,
+                          fill_color={"field": "p", "transform": mapper}, line_color="#ffffff")
+        heat.add_tools(HoverTool(renderers=[cells], tooltips=[("aim", "@aim"), ("caging", "@tip"),
+                                                                  ("simulated", "@count")]))
         heat.text(x="direction", y="speed", text="text", source=self._heat_src, text_align="center",
                   text_baseline="middle", text_font_size="9px", text_color="#f9fafb")
         heat.scatter(x="x", y="y", source=self._heat_mark, marker="x", size=16, line_color="#dc2626", line_width=3)
@@ -814,14 +834,7 @@ class ZooDashboard(param.Parameterized):
         self._progress.value = self.odds_progress
         self._progress.active = self.odds_busy
         self._heat_src.data = za.heat_data(self.grid)
-        g = self.grid
-        if g is None:
-            title = "Caging odds by aim: mapping…" if s.proposed_flick() else "Caging odds by aim"
-        elif float(g["p_cage_opponent"].max()) == 0.0:
-            title = f"Caging odds by aim: no aim cages here ({GRID_SAMPLES} flicks a cell)"
-        else:
-            title = f"Caging odds by aim, % ({GRID_SAMPLES} flicks a cell): click to aim"
-        self._heat.title.text = title
+        self._heat.title.text = heat_title(self.grid, s.proposed_flick() is not None)
         if s.spot == "here":
             self._heat.x_range.update(start=-15, end=345)
             self._heat.xaxis.axis_label = "heading (degrees, 0 = east)"
@@ -896,8 +909,8 @@ class ZooDashboard(param.Parameterized):
         if self._grid_rows[0] != base:
             self._grid_rows = (base, [])
         rows = self._grid_rows[1]
-        half = (len(dirs) + 1) // 2
-        pieces = [(speed, part) for speed in GRID_SPEEDS for part in (dirs[:half], dirs[half:])]
+        step = max(1, MAP_PIECE_FLICKS // GRID_SAMPLES)
+        pieces = [(speed, dirs[i:i + step]) for speed in GRID_SPEEDS for i in range(0, len(dirs), step)]
         for k, (speed, part) in enumerate(pieces):  # small pieces: a new aim's odds come first, then it resumes
             if k < len(rows):
                 continue
@@ -949,38 +962,59 @@ def create_app() -> pn.viewable.Viewable:
     return page
 
 
+def _time_odds(dash: ZooDashboard, job: dict[str, Any], t0: float) -> list[float]:
+    """Seconds from ``t0`` to each estimate of the aimed flick's odds, run as the worker runs it."""
+    seen: list[float] = []
+    orig = dash._apply_odds
+
+    def note(job: Any, odds: Any, n: int, busy: bool) -> None:
+        if odds is not None:
+            seen.append(time.perf_counter() - t0)
+        orig(job, odds, n, busy)
+
+    dash._apply_odds = note  # type: ignore[method-assign]
+    try:
+        dash._estimate(job)
+    finally:
+        dash._apply_odds = orig  # type: ignore[method-assign]
+    return seen
+
+
 def benchmark(browser: bool = True, repeats: int = 5) -> list[tuple[str, float]]:
     """Print the figures: how soon the odds of an aimed flick appear (first estimate and all 500 flicks) on
-    the dashboard's worker path, the server time of a commit, and (``browser``) the animation's frame rate
-    in headless Chromium with the app served in this process."""
+    the dashboard's worker path, also when the player re-aims while the worker maps the heat map (it finishes
+    its piece of the map first), how long the whole map takes, the server time of a commit, and (``browser``)
+    the animation's frame rate in headless Chromium with the app served in this process."""
     s = ZooSession(seed=3, seats=["person", "person"], odds_workers=1)
     dash = ZooDashboard(session=s, background=False)
     rows: list[tuple[str, float]] = []
-    first, full, commits = [], [], []
+    first, full, commits, maps, reaim = [], [], [], [], []
     for k in range(repeats):
         s.new_game(3 + k)
         s.choose_die(s.state.flickable()[0])
         s.propose_flick(5.0 * k - 10.0, 1.2 + 0.1 * k)
-        job = dash._snapshot()
-        t0 = time.perf_counter()
-        seen: list[float] = []
-        orig = dash._apply_odds
-
-        def note(job: Any, odds: Any, n: int, busy: bool, orig: Any = orig, seen: list[float] = seen,
-                 t0: float = t0) -> None:
-            if odds is not None:
-                seen.append(time.perf_counter() - t0)
-            orig(job, odds, n, busy)
-
-        dash._apply_odds = note  # type: ignore[method-assign]
-        dash._estimate(job)
-        dash._apply_odds = orig  # type: ignore[method-assign]
+        seen = _time_odds(dash, dash._snapshot(), time.perf_counter())
         first.append(seen[0])
         full.append(seen[-1])
+        job = dash._snapshot()
+        t0 = time.perf_counter()
+        dash._map(job)
+        maps.append(time.perf_counter() - t0)
+        # Re-aim part-way through a new map: the worker ends the piece it is on, then estimates the new aim.
+        dash._grid_key, dash._grid_rows = None, (None, [])
+        mapping = threading.Thread(target=dash._map, args=(dash._snapshot(),))
+        mapping.start()
+        time.sleep(maps[-1] * (k + 1) / (repeats + 2))
+        t0 = time.perf_counter()
+        s.propose_flick(5.0 * k - 5.0, 1.0 + 0.1 * k)
+        mapping.join()
+        reaim.append(_time_odds(dash, dash._snapshot(), t0)[0])
         t0 = time.perf_counter()
         s.commit_flick()
         commits.append(time.perf_counter() - t0)
     for name, xs in (("odds, first estimate (50 flicks)", first), ("odds, all 500 flicks", full),
+                     ("odds after re-aiming while the heat map is mapped, first estimate", reaim),
+                     (f"heat map, all cells ({GRID_SAMPLES} flicks a cell)", maps),
                      ("commit (simulate with frames)", commits)):
         xs.sort()
         rows.append((f"zoo {name}, median s", xs[len(xs) // 2]))

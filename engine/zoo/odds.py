@@ -252,8 +252,9 @@ def odds_grid(state: ZooState, flick: Flick | str, directions: list[float] | np.
               seed: int | None = 0, workers: int | None = None) -> pd.DataFrame:
     """Odds of ``flick`` re-aimed over a grid of directions x speeds: one row per cell.
 
-    Columns: direction, speed, p_cage_opponent (+ _low/_high), p_lose_own (+ _low/_high), p_foul,
-    p_extra_flick, p_<outcome> for each final face / caged / out, points_mean (+ _low/_high).
+    Columns: direction, speed, samples (simulated flicks in the cell), p_cage_opponent (+ _low/_high),
+    p_lose_own (+ _low/_high), p_foul, p_extra_flick, p_<outcome> for each final face / caged / out,
+    points_mean (+ _low/_high).
     """
     base = _check(state, flick)
     for d in directions:
@@ -275,7 +276,7 @@ def odds_grid(state: ZooState, flick: Flick | str, directions: list[float] | np.
     rows = []
     for k, aimed in enumerate(cells):
         odds = summarise(aimed, noise, results[k * samples:(k + 1) * samples])
-        row: dict[str, Any] = {"direction": aimed.direction, "speed": aimed.speed}
+        row: dict[str, Any] = {"direction": aimed.direction, "speed": aimed.speed, "samples": odds.samples}
         for key in ("cage_opponent", "lose_own"):
             prop = getattr(odds, key)
             row[f"p_{key}"], row[f"p_{key}_low"], row[f"p_{key}_high"] = prop.value, prop.low, prop.high

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from bokeh.models import HoverTool
 from helpers import Script, in_arena
 
 from apps import _zoo_arena as za
 from apps import zoo
+from engine.core import wilson_interval
 from engine.zoo.session import ZooSession
 
 
@@ -206,3 +208,72 @@ def test_expected_points_are_shown_only_where_points_count(mode: str, players: i
     assert d.commit()
     shown = zoo.log_frame(s)["odds shown"].iloc[0]
     assert shown.startswith("cage ") and shown.endswith("(n=20)") and ("points" in shown) is counts
+
+
+def test_each_heat_map_cell_hovers_its_count_and_95_interval() -> None:
+    d = dashboard()
+    s = d.session
+    assert s.choose_die("C1") and s.launch_spot("S-dot") and s.propose_flick(0.0, 1.2)
+    d._map(d._snapshot())  # as the worker maps it, in pieces
+    g = d.grid
+    cells = len(zoo.GRID_DIRECTIONS) * len(zoo.GRID_SPEEDS)
+    assert len(g) == cells and (g["samples"] == zoo.GRID_SAMPLES).all()
+    # No piece keeps a new aim waiting for more than MAP_PIECE_FLICKS flicks.
+    assert all(len(piece) * zoo.GRID_SAMPLES <= zoo.MAP_PIECE_FLICKS for piece in d._grid_rows[1])
+    data = d._heat_src.data
+    assert set(data) == set(za.HEAT_COLUMNS) and len(data["tip"]) == cells
+    for k in range(cells):
+        n = int(g["samples"][k])
+        caged = round(g["p_cage_opponent"][k] * n)
+        low, high = wilson_interval(caged, n)
+        assert data["tip"][k] == f"{100 * caged / n:.1f}% (95% interval {100 * low:.1f}–{100 * high:.1f}%)"
+        assert data["count"][k] == f"{caged} of {n} flicks caged an opponent"
+        assert data["aim"][k] == f"{g['direction'][k]:g}° at {g['speed'][k]:g} m/s"
+    hover = [t for t in d._heat.tools if isinstance(t, HoverTool)]
+    assert len(hover) == 1 and hover[0].renderers
+    assert {("caging", "@tip"), ("simulated", "@count")} <= set(hover[0].tooltips)
+    assert f"{zoo.GRID_SAMPLES} flicks" in d._heat.title.text
+
+
+def test_the_heat_map_title_says_what_was_measured() -> None:
+    def grid(caged: list[int], n: int | list[int]) -> pd.DataFrame:
+        ns = [n] * len(caged) if isinstance(n, int) else n
+        rows = []
+        for k, (c, m) in enumerate(zip(caged, ns, strict=True)):
+            low, high = wilson_interval(c, m)
+            rows.append({"direction": 15.0 * k, "speed": 1.2, "samples": m, "p_cage_opponent": c / m,
+                         "p_cage_opponent_low": low, "p_cage_opponent_high": high})
+        return pd.DataFrame(rows)
+
+    none = zoo.heat_title(grid([0, 0, 0], 18), aimed=True)
+    assert none == "Caging odds by aim: no cell caged in 18 flicks each"
+    assert "no aim cages" not in none  # 0 of 18 is an estimate, not a certainty
+    cell = za.heat_data(grid([0], 18))
+    assert (cell["tip"], cell["count"]) == (["0.0% (95% interval 0.0–17.6%)"], ["0 of 18 flicks caged an opponent"])
+    assert zoo.heat_title(grid([0, 2, 0], 18), aimed=True) == "Caging odds by aim, % of 18 flicks a cell: click to aim"
+    assert zoo.heat_title(grid([0, 0], [18, 36]), aimed=True) == "Caging odds by aim: no cell caged in 18+ flicks each"
+    assert zoo.heat_title(None, aimed=True) == "Caging odds by aim: mapping…"
+    assert zoo.heat_title(None, aimed=False) == "Caging odds by aim"
+    assert za.heat_data(None) == {k: [] for k in za.HEAT_COLUMNS}
+
+
+def test_a_new_aim_stops_the_map_after_its_piece_and_the_map_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = dashboard()
+    s = d.session
+    assert s.choose_die("C1") and s.launch_spot("S-dot") and s.propose_flick(0.0, 1.2)
+    calls: list[int] = []
+    real = zoo.odds_grid
+
+    def counted(*args: object, **kwargs: object) -> pd.DataFrame:
+        calls.append(len(args[2]) * kwargs["samples"])  # type: ignore[arg-type]
+        if len(calls) == 2:
+            s.propose_flick(10.0, 1.2)  # the player re-aims while the second piece is mapped
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(zoo, "odds_grid", counted)
+    d._map(d._snapshot())
+    assert len(calls) == 2 and d.grid is None  # stopped after the piece under way, for the new aim's odds
+    d._map(d._snapshot())
+    pieces = len(d._grid_rows[1])
+    assert d.grid is not None and len(calls) == pieces  # resumed where it stopped, nothing mapped twice
+    assert max(calls) <= zoo.MAP_PIECE_FLICKS and sum(calls) == len(d.grid) * zoo.GRID_SAMPLES
