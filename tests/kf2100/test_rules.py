@@ -154,6 +154,21 @@ def test_constabulary_arrive_on_turn_six():
     assert not s.door_broken
 
 
+def test_constabulary_stop_at_nine_our_design_cap():
+    # DESIGN (docs/rulings-kung-fu-2100.md): the seed's "3 on turn 6 and each turn thereafter" ends when the
+    # 9 Constabulary counters are in: waves on turns 6, 7 and 8, none after.
+    adv = KungFuGame("advanced")
+    assert adv.scenario.constabulary_total == KungFuGame("solo").scenario.constabulary_total == 9
+    s = skirmish(adv, {"T1": "b2"}, phase="cm_move", turn=6)
+    arrived = {}
+    while s.turn <= 10:
+        if s.phase == "cm_move":
+            arrived[s.turn] = s.constabulary_in
+        play(s, "end")
+    assert arrived == {6: 3, 7: 6, 8: 9, 9: 9, 10: 9}
+    assert sum(f.kind == "constabulary" for f in s.figs.values()) == 9
+
+
 # --- combat -----------------------------------------------------------------------------------------
 
 def test_combats_are_formed_by_shared_foes():
