@@ -189,6 +189,13 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     chance = f"{first['p']} ({100 * float(Fraction(first['p'])):.0f}%)"
     expect(page.get_by_role("cell", name=chance, exact=True).first).to_be_visible(timeout=WAIT)
     shot(page, "5_after_combat")
+
+    # The same file once more: the input forgot it after the first load, so it loads again and the
+    # position before the exchange is back.
+    page.locator("input[type=file]").set_input_files(str(fight))
+    until(lambda: all(s.state.figs[f].levels == list(s.state.figs[f].start) and s.state.figs[f].on_board
+                      for f in ("T1", "J3")) and s.state.combat is not None and not s.state.combat.chits, page)
+    expect(page.get_by_role("button", name="fist + kick + kick")).to_be_visible(timeout=WAIT)
     assert console_errors == []
 
 
