@@ -54,3 +54,16 @@ def wait_until_live(url: str, timeout: float = 20.0) -> None:
             if time.time() > deadline:
                 raise
             time.sleep(0.1)
+
+
+def serve_pages(serve_app: Callable[..., str], create_app: Callable[[], object]) -> tuple[str, list]:
+    """Serve ``create_app`` with the ``serve_app`` fixture and keep every page it builds, one per tab, so a
+    test can reach each tab's dashboard (``pages[i].dashboard``): (base URL, the list of pages)."""
+    pages: list = []
+
+    def factory() -> object:
+        app = create_app()
+        pages.append(app)
+        return app
+
+    return serve_app(factory), pages

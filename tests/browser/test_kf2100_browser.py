@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, to_page, wait_for
+from browser_helpers import BOARD_READY, serve_pages, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps import kf2100
@@ -31,14 +31,7 @@ def until(cond, page):
 
 
 def serve(serve_app):
-    pages = []
-
-    def factory():
-        app = kf2100.create_app()
-        pages.append(app)
-        return app
-
-    return serve_app(factory), pages
+    return serve_pages(serve_app, kf2100.create_app)
 
 
 def open_game(page, url, pages, count=1):

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, wait_for
+from browser_helpers import BOARD_READY, serve_pages, wait_for
 from playwright.sync_api import expect
 
 from apps import kzin
@@ -49,14 +49,7 @@ def open_game(page, url, pages, count=1):
 
 
 def serve(serve_app):
-    pages = []
-
-    def factory():
-        app = kzin.create_app()
-        pages.append(app)
-        return app
-
-    return serve_app(factory), pages
+    return serve_pages(serve_app, kzin.create_app)
 
 
 def shot(page, name, text=None):

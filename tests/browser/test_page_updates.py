@@ -14,7 +14,7 @@ import threading
 
 import panel as pn
 import pytest
-from browser_helpers import BOARD_READY, wait_for
+from browser_helpers import BOARD_READY, serve_pages, wait_for
 from panel.io.state import set_curdoc
 
 from apps import kf2100, kzin, zoo
@@ -46,14 +46,8 @@ def run_as_a_late_click(doc, command) -> list[Exception]:
 
 @pytest.mark.parametrize("module", list(BOARDS), ids=lambda m: m.__name__.split(".")[-1])
 def test_new_game_outside_the_document_lock_updates_the_page(page, serve_app, console_errors, module):
-    pages = []
-
-    def factory():
-        app = module.create_app()
-        pages.append(app)
-        return app
-
-    page.goto(serve_app(factory))
+    url, pages = serve_pages(serve_app, module.create_app)
+    page.goto(url)
     page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=20_000)
     wait_for(lambda: pages, page)
     dash = pages[0].dashboard

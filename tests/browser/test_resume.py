@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_helpers import BOARD_READY, wait_for
+from browser_helpers import BOARD_READY, serve_pages, wait_for
 from playwright.sync_api import expect
 
 from apps import kf2100, kzin, zoo
@@ -18,14 +18,7 @@ WAIT = 20_000
 
 @pytest.mark.parametrize("module", list(BOARDS), ids=lambda m: m.__name__.split(".")[-1])
 def test_reload_then_resume_brings_back_the_same_game(page, serve_app, console_errors, module):
-    pages = []
-
-    def factory():
-        app = module.create_app()
-        pages.append(app)
-        return app
-
-    url = serve_app(factory)
+    url, pages = serve_pages(serve_app, module.create_app)
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=WAIT)
     wait_for(lambda: pages, page)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, to_page, wait_for
+from browser_helpers import BOARD_READY, serve_pages, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps import _zoo_arena as za
@@ -36,14 +36,7 @@ def until(cond, page, timeout=WAIT, message=None):
 
 
 def serve(serve_app):
-    pages = []
-
-    def factory():
-        app = zoo.create_app()
-        pages.append(app)
-        return app
-
-    return serve_app(factory), pages
+    return serve_pages(serve_app, zoo.create_app)
 
 
 def open_game(page, url, pages, count=1):
