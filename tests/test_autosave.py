@@ -65,3 +65,22 @@ def test_a_dashboard_outside_a_server_neither_writes_nor_offers(module, dashboar
     app = importlib.import_module(f"apps.{module}").create_app()
     app.dashboard.new_game()
     assert app.dashboard._autosave is None and list(dashboard_data.iterdir()) == []
+
+
+def test_the_dashboard_benchmarks_keep_their_autosaves_out_of_the_data_dir(monkeypatch, dashboard_data: Path):
+    import sys
+    import types
+
+    from apps import _bench
+
+    seen = []
+    module = types.ModuleType("fake_game_app")
+    module.create_app = lambda: None
+    module.benchmark = lambda: (data_dir().mkdir(exist_ok=True), seen.append(data_dir()))
+    module.create_app.__module__ = "fake_game_app"
+    monkeypatch.setitem(sys.modules, "fake_game_app", module)
+    game = types.SimpleNamespace(title="Fake", create_app=module.create_app)
+    monkeypatch.setattr(_bench, "discover_games", lambda: [game])
+    assert _bench.main() == 0
+    assert len(seen) == 1 and seen[0] != dashboard_data and not seen[0].exists()  # a scratch folder, removed
+    assert data_dir() == dashboard_data  # and the setting is as it was
