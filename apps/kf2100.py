@@ -11,7 +11,6 @@ event loop.
 from __future__ import annotations
 
 import html
-import io
 import time
 from collections.abc import Callable
 from functools import partial
@@ -24,8 +23,8 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter, Whisker
 from bokeh.plotting import figure
 
-from apps._autosave import Autosave
 from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
+from apps._files import GameFiles
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
 from engine.kf2100.bots import HeuristicBot
@@ -416,14 +415,6 @@ class KungFuDashboard(param.Parameterized):
         s.new_game()
         self.outlook = None
 
-    def load_file(self, event: Any) -> None:
-        """Load a saved game from the file input; a bad file leaves the game as it was."""
-        if event.new:
-            self.load_text(event.new)
-            # Forget the file, in the browser and here, so that choosing the same file again loads it again.
-            self._upload.clear()
-            self._upload.value = None
-
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved game (a file's text, or the autosave); a bad one leaves the game as it was."""
         try:
@@ -436,9 +427,6 @@ class KungFuDashboard(param.Parameterized):
         self._seats[0].value, self._seats[1].value, self._seed.value = s.terminators, s.clone_master, s.seed
         self.session.status = "Game loaded. " + self.session.status
         return True
-
-    def save_file(self) -> io.StringIO:
-        return io.StringIO(self.session.save())
 
     # --- keeping the page in step ----------------------------------------------------------------------
     def _on_version(self, *_events: Any) -> None:
@@ -670,8 +658,8 @@ class KungFuDashboard(param.Parameterized):
         if self._combat_box.visible != visible:
             self._combat_box.visible = visible
         name = f"kung-fu-2100-{s.scenario}-seed{s.seed}-turn{st.turn}.json"
-        if self._download.filename != name:
-            self._download.filename = name
+        if self._files.download.filename != name:
+            self._files.download.filename = name
         a = self._crt_target()
         if a is None:
             mark: dict[str, list] = {"attack": [], "answer": []}
@@ -936,11 +924,7 @@ class KungFuDashboard(param.Parameterized):
         self._delay.link(self, value="bot_delay")
         self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
         self._new.on_click(self.new_game)
-        self._download = pn.widgets.FileDownload(callback=self.save_file, filename="kung-fu-2100.json",
-                                                 label="Save game", embed=False, margin=(4, 6))
-        self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
-        self._upload.param.watch(self.load_file, "value")
-        self._autosave = Autosave("kf2100", self.session, self.load_text) if self._served else None
+        self._files = GameFiles("kf2100", "kung-fu-2100.json", self.session, self.load_text, self._served)
 
     def _build_layout(self) -> pn.viewable.Viewable:
         s = self.session
@@ -981,8 +965,7 @@ class KungFuDashboard(param.Parameterized):
         controls = _box(
             "New game, save, load",
             pn.Row(self._scenario, *self._seats, self._seed, self._delay, self._new),
-            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload),
-                   *([self._autosave.button] if self._autosave else [])),
+            self._files.row(),
             pn.pane.Markdown(RECONSTRUCTION, margin=(0, 6), styles={"color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),

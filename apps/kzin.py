@@ -13,7 +13,6 @@ compiles or the rollouts run.
 from __future__ import annotations
 
 import html
-import io
 import math
 import time
 from collections.abc import Callable
@@ -28,8 +27,8 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
 
-from apps._autosave import Autosave
 from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
+from apps._files import GameFiles
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
 from engine.kzin.rules import RULE_OPTIONS
@@ -420,21 +419,12 @@ class KzinDashboard(param.Parameterized):
             s.param.update(**options)
             s.new_game(int(seed))
 
-    def load_file(self, event: Any) -> None:
-        """Load a saved game from the file input; a bad file leaves the game as it was."""
-        if event.new:
-            self.load_text(event.new)
-            self._upload.clear()  # the same file can be loaded again later
-
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved game (a file's text, or the autosave); a bad one leaves the game as it was."""
         if not self.session.load(text):
             return False
         self._sync_controls()
         return True
-
-    def save_file(self) -> io.StringIO:
-        return io.StringIO(self.session.save())
 
     # --- keeping the page in step ------------------------------------------------------------------
     @changes_bokeh_models
@@ -487,7 +477,7 @@ class KzinDashboard(param.Parameterized):
         s = self.session
         for name, data in track_data(s).items():
             self._track_sources[name].data = data
-        self._download.filename = f"man-kzin-wars-seed{s.seed}-turn{s.state.turn}.json"
+        self._files.download.filename = f"man-kzin-wars-seed{s.seed}-turn{s.state.turn}.json"
         if start and self.background:
             self._worker.request()
 
@@ -576,11 +566,7 @@ class KzinDashboard(param.Parameterized):
             self._rule_widgets[k] = w
         self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
         self._new.on_click(self.new_game)
-        self._download = pn.widgets.FileDownload(callback=self.save_file, filename="man-kzin-wars.json",
-                                                 label="Save game", embed=False, color="default", margin=(4, 6))
-        self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
-        self._upload.param.watch(self.load_file, "value")
-        self._autosave = Autosave("kzin", self.session, self.load_text) if self._served else None
+        self._files = GameFiles("kzin", "man-kzin-wars.json", self.session, self.load_text, self._served)
 
     def _sync_controls(self) -> None:
         s = self.session
@@ -639,8 +625,7 @@ class KzinDashboard(param.Parameterized):
             "Game",
             pn.Row(self._seed, *[w for w in rules if isinstance(w, pn.widgets.IntInput)], self._new),
             *[w for w in rules if isinstance(w, pn.widgets.Checkbox)],
-            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload),
-                   *([self._autosave.button] if self._autosave else [])),
+            self._files.row(),
             sizing_mode="stretch_width",
         )
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, align="center")

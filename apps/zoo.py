@@ -15,7 +15,6 @@ the board, the score and the turn change on the page.
 from __future__ import annotations
 
 import html
-import io
 import threading
 import time
 from collections.abc import Callable
@@ -30,8 +29,8 @@ from bokeh.models import ColumnDataSource, CustomJS, HoverTool, LinearColorMappe
 from bokeh.plotting import figure
 
 from apps import _zoo_arena as za
-from apps._autosave import Autosave
 from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
+from apps._files import GameFiles
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
 from engine.zoo.odds import OUTCOMES, FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
@@ -432,12 +431,7 @@ class ZooDashboard(param.Parameterized):
                                                end=1, step=0.01, width=190)
         self._angle_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
         self._speed_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
-        self._download = pn.widgets.FileDownload(callback=lambda: io.StringIO(self.session.save()),
-                                                 filename="kung-fu-zoo.json", label="Save game", embed=False,
-                                                 margin=(4, 6))
-        self._upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
-        self._upload.param.watch(self._load_file, "value")
-        self._autosave = Autosave("zoo", self.session, self.load_text) if self._served else None
+        self._files = GameFiles("zoo", "kung-fu-zoo.json", self.session, self.load_text, self._served)
         self._sync_seat_widgets()
 
     def _widget(self, fn: Callable[[], Any]) -> None:
@@ -478,8 +472,7 @@ class ZooDashboard(param.Parameterized):
         control_box = _box(
             "Game", pn.Row(self._mode_w, self._players_w, self._seed_w, self._new),
             pn.Row(*self._team_w), pn.Row(*self._seat_w), pn.Row(self._angle_sd, self._speed_sd),
-            pn.Row(self._download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self._upload),
-                   *([self._autosave.button] if self._autosave else [])),
+            self._files.row(),
             pn.pane.Markdown(f"*{DESIGN_NOTE}*", styles={"font-size": "12px", "color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), self._status, sizing_mode="stretch_width")
@@ -634,11 +627,6 @@ class ZooDashboard(param.Parameterized):
             if not ok:
                 s.param.update(**old)
         return ok
-
-    def _load_file(self, event: Any) -> None:
-        if event.new:
-            self.load_text(event.new)
-            self._upload.clear()
 
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved battle (a file's text, or the autosave); a bad one leaves the battle as it was."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import param
 import pytest
 
-from apps._autosave import Autosave, data_dir
+from apps._files import Autosave, data_dir
 
 
 class Session(param.Parameterized):
@@ -64,7 +64,7 @@ def test_a_dashboard_outside_a_server_neither_writes_nor_offers(module, dashboar
 
     app = importlib.import_module(f"apps.{module}").create_app()
     app.dashboard.new_game()
-    assert app.dashboard._autosave is None and list(dashboard_data.iterdir()) == []
+    assert app.dashboard._files.autosave is None and list(dashboard_data.iterdir()) == []
 
 
 def test_the_dashboard_benchmarks_keep_their_autosaves_out_of_the_data_dir(monkeypatch, dashboard_data: Path):

@@ -123,9 +123,9 @@ def test_bad_file_is_refused_and_the_game_kept():
     s = d.session
     click(d, "c3")
     kept = s.save()
-    d.load_file(type("E", (), {"new": b"not json"})())
+    d._files.load_file(type("E", (), {"new": b"not json"})())
     assert s.status.startswith("Could not load the file") and s.save() == kept
-    d.load_file(type("E", (), {"new": kept.encode()})())
+    d._files.load_file(type("E", (), {"new": kept.encode()})())
     assert s.status.startswith("Game loaded") and s.save() == kept
 
 
@@ -136,13 +136,13 @@ def test_the_same_file_loads_again_after_a_move():
     click(d, "c3")
     saved = s.save().encode()
     cleared = []
-    d._upload.clear = lambda: cleared.append(True)  # the browser's input is told to forget the file
-    d._upload.value = saved
+    d._files.upload.clear = lambda: cleared.append(True)  # the browser's input is told to forget the file
+    d._files.upload.value = saved
     assert s.status.startswith("Game loaded") and s.save() == saved.decode() and cleared == [True]
-    assert d._upload.value is None
+    assert d._files.upload.value is None
     click(d, "c7")
     assert s.state.figs["T2"].entry == "loo" and s.save() != saved.decode()
-    d._upload.value = saved  # the very same bytes
+    d._files.upload.value = saved  # the very same bytes
     assert s.status.startswith("Game loaded") and s.save() == saved.decode() and cleared == [True, True]
     assert s.state.figs["T2"].entry != "loo"
 

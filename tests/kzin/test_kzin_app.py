@@ -181,20 +181,20 @@ def test_save_and_load_through_the_controls():
     dash = light()
     s = dash.session
     to_battle(dash, "liberation")
-    saved = dash.save_file().getvalue()
+    saved = dash._files.download.callback().getvalue()
     assert json.loads(saved)["game"] == json.loads(s.save())["game"]
     other = light(KzinSession(seed=3, start_space=5, kzin_base_force=8, advisor_rollouts=100))
     before = other.session.state.to_json()
     for bad in (b"{not json", b'{"format": "something else"}', "ünïcode".encode("latin-1")):
-        other.load_file(SimpleNamespace(new=bad))
+        other._files.load_file(SimpleNamespace(new=bad))
         assert "Could not load" in other.session.message
         assert other.session.state.to_json() == before
     assert other._rule_widgets["start_space"].value == 5
-    other._upload.value = saved.encode()
+    other._files.upload.value = saved.encode()
     assert other.session.state.to_json() == s.state.to_json()
     assert other._seed.value == SEED and other._rule_widgets["start_space"].value == 9
     assert other._rule_widgets["kzin_base_force"].value == 10
-    assert dash._download.filename == f"man-kzin-wars-seed{SEED}-turn{s.state.turn}.json"
+    assert dash._files.download.filename == f"man-kzin-wars-seed{SEED}-turn{s.state.turn}.json"
 
 
 def test_new_game_takes_the_seed_and_rule_options_from_the_controls():

@@ -56,7 +56,7 @@ def test_refusals_change_nothing_and_say_why() -> None:
     assert not d.tap(150.0, 150.0)  # the empty floor
     d.pan_start(10.0, 10.0)
     assert not d.pan_end(10.1, 10.0) and "drag further" in s.message.lower()
-    d._load_file(type("E", (), {"new": b"not json"})())
+    d._files.load_file(type("E", (), {"new": b"not json"})())
     assert "Could not load" in s.message and d._alert.alert_type == "danger"
     assert s.state.to_json() == before and s.version == version
     d._team_w[1].value = "crocodile"
@@ -178,7 +178,7 @@ def test_setting_the_widgets_to_match_the_session_is_not_a_command() -> None:
     assert d._spot_w.value == "N-dot" and d._face_w.value == "head"
     other = ZooSession(seed=9, seats=["person", "person"])
     assert other.choose_die("C3") and other.set_face("tail")
-    d._load_file(type("E", (), {"new": other.save().encode()})())
+    d._files.load_file(type("E", (), {"new": other.save().encode()})())
     # The widgets follow the loaded battle; the session was not steered by them on the way.
     assert s.message.startswith("Battle loaded") and s.spot == "S-dot" and s.face == "head"
     assert d._spot_w.value == "S-dot" and d._seed_w.value == 9

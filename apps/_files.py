@@ -1,4 +1,8 @@
-"""The last game of each kind, kept on disk, so a closed or reloaded tab can be resumed.
+"""Save, load and resume: the game-file controls every dashboard shows, and the autosave behind Resume.
+
+:class:`GameFiles` is the row of controls (Save game, Load a saved game, Resume the last game) over a
+session's ``save()`` and the page's own loader. :class:`Autosave` keeps the last game of each kind on disk,
+so a closed or reloaded tab can be resumed.
 
 Every tab is a session of its own, so a reload used to start afresh and lose the game in progress. A
 served dashboard now writes its session file after every change to ``<data dir>/<game>-last.json`` and a
@@ -10,6 +14,7 @@ the game that changed last is the one kept. A dashboard in a notebook neither wr
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import time
 from collections.abc import Callable
@@ -69,3 +74,29 @@ class Autosave:
             self.error = f"the game could not be autosaved ({exc.strerror or exc})"
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
+
+
+class GameFiles:
+    """Save game (a JSON download of ``session.save()``), Load a saved game (``load``, the page's own loader,
+    which refuses a bad file and keeps the game) and, on a served page, the autosave with its Resume button."""
+
+    def __init__(self, game: str, filename: str, session: Any, load: Callable[[str | bytes], bool],
+                 served: bool) -> None:
+        self._load = load
+        self.download = pn.widgets.FileDownload(callback=lambda: io.StringIO(session.save()), filename=filename,
+                                                label="Save game", embed=False, margin=(4, 6))
+        self.upload = pn.widgets.FileInput(accept=".json", margin=(4, 6))
+        self.upload.param.watch(self.load_file, "value")
+        self.autosave = Autosave(game, session, load) if served else None
+
+    def load_file(self, event: Any) -> None:
+        """Load the chosen file, then forget it, in the browser and here, so that choosing the same file again
+        loads it again."""
+        if event.new:
+            self._load(event.new)
+            self.upload.clear()
+            self.upload.value = None
+
+    def row(self) -> pn.Row:
+        return pn.Row(self.download, pn.Column(pn.pane.Markdown("Load a saved game:", margin=(0, 6)), self.upload),
+                      *([self.autosave.button] if self.autosave else []))
