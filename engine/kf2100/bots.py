@@ -23,6 +23,7 @@ Terminator, attack chits first).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -560,18 +561,24 @@ class _Context:
         p = min(self.crt[a.chit][c] for c in cols) / 6
         return p * self.target_value(a.target)
 
+    def protection(self, a: Answer, worth: Callable[[str], float]) -> float | None:
+        """How much answer ``a`` lowers the chance that the attack on the table hits its target, times the
+        target's ``worth`` (0 when ``a`` answers with another figure); None when no attack is on the table."""
+        attack = (self.view["combat"] or {}).get("attack")
+        if not attack:
+            return None
+        _, chit, target = attack
+        if a.figure != target:
+            return 0.0
+        p = self.crt[chit][answer_column(a.chit)] / 6
+        return (self.crt[chit]["none"] / 6 - p) * worth(target)
+
     def answer_value(self, a: Answer, solo: bool) -> float:
         if self.player == CLONE_MASTER:
             return self.cm_answer_value(a, solo)
-        combat = self.view["combat"] or {}
-        attack = combat.get("attack")
-        if not attack:
+        protect = self.protection(a, self.target_value)
+        if protect is None:
             return 0.0
-        _, chit, target = attack
-        protect = 0.0
-        if a.figure == target:
-            p = self.crt[chit][answer_column(a.chit)] / 6
-            protect = (self.crt[chit]["none"] / 6 - p) * self.target_value(target)
         # The answer becomes the next attack: its worth as one.
         follow = self.scores.get(a.chit, 0.0) * 0.3
         if solo and self.figs[a.figure]["kind"] == "jelly" and a.chit in ("fist", "kick", "weapon"):
@@ -637,16 +644,10 @@ class _Context:
         return p * (3.0 + 0.3 * hurt + (2.0 if self.t_chits(g) <= 1 else 0.0))
 
     def cm_answer_value(self, a: Answer, solo: bool) -> float:
-        combat = self.view["combat"] or {}
-        attack = combat.get("attack")
-        if not attack:
+        protect = self.protection(a, lambda target: {"clone_master": 20.0, "jelly": 2.5}.get(
+            self.figs[target]["kind"], 1.0))
+        if protect is None:
             return 0.0
-        _, chit, target = attack
-        protect = 0.0
-        if a.figure == target:
-            p = self.crt[chit][answer_column(a.chit)] / 6
-            value = {"clone_master": 20.0, "jelly": 2.5}.get(self.figs[target]["kind"], 1.0)
-            protect = (self.crt[chit]["none"] / 6 - p) * value
         # The answer becomes that figure's next attack: its worth as one.
         f = self.figs[a.figure]
         terms = self.combat_terminators()
