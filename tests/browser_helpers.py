@@ -37,6 +37,15 @@ def wait_for(cond: Callable[[], object], page, timeout: float = 10.0) -> None:
         page.wait_for_timeout(50)
 
 
+def page_report(page, errors: list[str] | None = None, limit: int = 2500) -> str:
+    """What the page shows and the browser's errors, for a failure message (a late or lost update shows here)."""
+    try:
+        text = page.locator("body").inner_text(timeout=2000)
+    except Exception as exc:  # the report must not hide the failure it describes
+        text = f"(the page text could not be read: {exc})"
+    return f"browser errors: {errors or []}; page text: {' '.join(text.split())[:limit]}"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -7,11 +7,13 @@ then checks what the page shows. Screenshots of the main states go to ``/tmp/kf_
 from __future__ import annotations
 
 import re
+import time
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, serve_pages, to_page, wait_for
+from browser_helpers import BOARD_READY, page_report, serve_pages, to_page, wait_for
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from apps import kf2100
@@ -79,6 +81,25 @@ def human_turn(dash, player=0):
     return lambda: dash.session.human_player() == player and not dash.session.pending
 
 
+def decide(page, dash, press, errors):
+    """One decision of the human's through the page, pressed until the game takes it.
+
+    The version is read before the question: the test thread may see a bot's action half applied, and
+    then the version moves on by itself and the caller asks again. A press the page has not drawn yet is
+    tried again; after ``2 * WAIT`` the failure says what the page showed and the browser's errors.
+    """
+    s = dash.session
+    version = s.version
+    deadline = time.time() + 2 * WAIT / 1000
+    while s.version == version:
+        try:
+            press()
+            wait_for(lambda: s.version > version, page, timeout=5.0)
+        except (PlaywrightError, AssertionError):
+            if s.version == version and time.time() > deadline:
+                pytest.fail(f"the page did not take the decision at {s.status!r}: {page_report(page, errors)}")
+
+
 def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, console_errors, tmp_path):
     url, pages = serve(serve_app)
     dash = open_game(page, url, pages)
@@ -143,24 +164,25 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     assert s.log[rolls]["what"].startswith("T1 kick on J3")
 
     # Play the exchange out: answers, aims and losses by the buttons and the board.
-    for _ in range(30):
-        until(lambda: s.state.combat is None or s.human_player() == 0, page)
+    def press_for(step):
+        """The press that makes the human's decision at this step of the exchange."""
+        if step == "answer":
+            return lambda: page.locator("button", has_text=re.compile(r"^T1 \w+ \(hit")).first.click(timeout=5000)
+        if step == "loss":
+            return lambda: page.locator("button", has_text="Lose ").first.click(timeout=5000)
+        return lambda: click_figure(page, dash, "J3")  # the target of an aim, or of the chit armed first
+
+    for _ in range(40):
+        until(lambda: s.state.combat is None or human_turn(dash)(), page)
         c = s.state.combat
         if c is None:
             break
-        version = s.version
-        if c.step == "answer":
-            page.locator("button", has_text=re.compile(r"^T1 \w+ \(hit")).first.click()
-        elif c.step == "loss":
-            page.locator("button", has_text="Lose ").first.click()
-        elif c.step in ("aim", "attack"):
-            if c.step == "attack":
-                fid, chit = next((a.split()[1], a.split()[2]) for a in s.legal() if a.startswith("attack"))
-                if dash.armed != (fid, chit):
-                    page.locator("button", has_text=f"{fid}: ").first.click()
-                    until(lambda: dash.armed is not None, page)
-            click_figure(page, dash, "J3")
-        until(lambda v=version: s.version > v, page)
+        if c.step == "attack":
+            fid, chit = next((a.split()[1], a.split()[2]) for a in s.legal() if a.startswith("attack"))
+            if dash.armed != (fid, chit):
+                page.locator("button", has_text=f"{fid}: ").first.click()
+                until(lambda: dash.armed is not None, page)
+        decide(page, dash, press_for(c.step), console_errors)
     assert s.state.combat is None or s.state.phase != "combat1"
     hits = [e for e in s.log[rolls:] if e["result"] == "hit"]
     assert hits, "this seeded exchange lands at least one hit"
