@@ -139,7 +139,8 @@ def _pct(p: float) -> str:
 # --- pure views ----------------------------------------------------------------------------------------------
 
 def status_html(session: ZooSession) -> str:
-    """Battle, round, score, the points on the table, and whose turn it is."""
+    """Battle, round, score, what decides the round now (animals still fighting in a Cage Battle, points on
+    the table in a Points Battle), and whose turn it is."""
     s = session.state
     g = s.game
     if g.mode == "cage" and not g.multiplayer:
@@ -149,11 +150,17 @@ def status_html(session: ZooSession) -> str:
                            for q in range(g.players))
     else:
         score = " · ".join(f"{g.player_name(q)}: {s.points[q]} points" for q in range(g.players))
-    table = " · ".join(f"{g.player_name(q)} {s.round_score(q)}" for q in range(g.players))
+    if g.mode == "cage":  # what decides a Cage Battle round: the animals left to fight
+        label, css = "Animals still fighting", "fighting"
+        now = " · ".join(f"{g.player_name(q)} {'out' if s.eliminated[q] else s.still_fighting(q)}"
+                         for q in range(g.players))
+    else:
+        label, css = "Points on the table now", "table-points"
+        now = " · ".join(f"{g.player_name(q)} {s.round_score(q)}" for q in range(g.players))
     prompt = session._prompt()
     return (f"<div class='status'><b>{html.escape(g.title())}, round {s.round_no}</b> · <span class='score'>"
-            f"{html.escape(score)}</span><br><span style='color:#6b7280'>Points on the table now: "
-            f"<span class='table-points'>{html.escape(table)}</span></span><br><b class='prompt'>"
+            f"{html.escape(score)}</span><br><span style='color:#6b7280'>{label}: "
+            f"<span class='{css}'>{html.escape(now)}</span></span><br><b class='prompt'>"
             f"{html.escape(prompt)}</b></div>")
 
 

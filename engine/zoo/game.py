@@ -659,15 +659,17 @@ class ZooState(State):
         self.last = {"kind": "ability", "player": p, "ability": str(u)}
 
     # --- turn and round flow ------------------------------------------------------------------------
+    def still_fighting(self, q: int) -> int:
+        """How many of player ``q``'s animals keep the team in a Cage Battle round: those still to enter
+        and those in the arena that are not stunned (under All Valley rules a stunned animal fights on)."""
+        arena = self.dice_of(q, "arena")
+        if not self.game.all_valley:
+            arena = [d for d in arena if not self._stunned(d)]
+        return len(self.dice_of(q, "hand", "reserve")) + len(arena)
+
     def _beaten(self, q: int) -> bool:
         """Whether player ``q``'s team is beaten in the current round (Cage Battle)."""
-        g = self.game
-        if self.dice_of(q, "hand", "reserve"):
-            return False
-        arena_dice = self.dice_of(q, "arena")
-        if g.all_valley:
-            return not arena_dice
-        return all(self._stunned(d) for d in arena_dice)
+        return self.still_fighting(q) == 0
 
     def _end_turn(self, p: int, extra: bool) -> None:
         """After player ``p``'s action: reinforcements, round end, then an extra flick or the next player."""

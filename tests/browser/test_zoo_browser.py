@@ -120,8 +120,8 @@ def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, con
     entry = s.log[1]
     assert entry["player"] == 0 and entry["text"].startswith("flick C2 from W-dot face=back")
     assert entry["odds"]["cage_opponent"] == pytest.approx(shown.cage_opponent.value)
-    table = " · ".join(f"{s.state.game.player_name(q)} {s.state.round_score(q)}" for q in range(2))
-    expect(page.locator(".table-points")).to_have_text(table, timeout=WAIT * 1000)
+    fighting = " · ".join(f"{s.state.game.player_name(q)} {s.state.still_fighting(q)}" for q in range(2))
+    expect(page.locator(".fighting")).to_have_text(fighting, timeout=WAIT * 1000)
     # The bot (P2) answers: its flick animates too, then it is P1's turn again.
     until(lambda: len(s.log) >= 3 and not dash.animating and s.state.to_move == 0, page, timeout=60)
     expect(page.locator(".prompt")).to_contain_text("P1 (Crocodile) to make a flick", timeout=WAIT * 1000)

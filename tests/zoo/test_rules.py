@@ -179,6 +179,18 @@ def test_both_teams_beaten_at_once_the_flicker_wins(monkeypatch) -> None:
     assert s.wins == [1, 0]
 
 
+def test_animals_still_fighting_count_those_to_enter_and_those_on_their_feet() -> None:
+    s = in_arena(fresh(), faces={"C1": "feet", "E1": "feet", "E2": "head"}, dice=["C1", "C2", "E1", "E2"])
+    s.dice["C3"].status = "caged"
+    # C2 standing, C4 still to enter (C1 stunned, C3 caged); E2 standing, E3 and E4 to enter (E1 stunned).
+    assert [s.still_fighting(0), s.still_fighting(1)] == [2, 3]
+    for d in ("C2", "C4"):
+        s.dice[d].status = "caged"
+    assert s.still_fighting(0) == 0 and s._beaten(0) and not s._beaten(1)
+    valley = in_arena(fresh(all_valley=True), faces={"C1": "feet"}, dice=["C1"])
+    assert valley.still_fighting(0) == 4  # under All Valley a stunned animal still fights
+
+
 def test_all_valley_stunned_animals_flick_with_the_off_hand_and_only_cages_win(monkeypatch) -> None:
     s = in_arena(fresh(all_valley=True), faces={"C1": "feet", "E2": "feet", "E3": "feet", "E4": "feet"})
     script = Script(monkeypatch).then(face="feet", faces={"E1": "feet"})

@@ -140,6 +140,20 @@ def test_log_frame_and_alerts() -> None:
     assert zoo.alert_type("Could not load: x") == "danger" and zoo.alert_type("E1 caged in SW") == "success"
 
 
+def test_the_status_line_shows_what_decides_the_round() -> None:
+    cage = dashboard()
+    in_arena(cage.session.state, faces={"C1": "feet"}, dice=["C1", "E1"])
+    line = zoo.status_html(cage.session)
+    names = [cage.session.state.game.player_name(q) for q in range(2)]
+    assert f"Animals still fighting: <span class='fighting'>{names[0]} 3 · {names[1]} 4</span>" in line
+    assert "Points on the table" not in line
+    points = dashboard(mode="points")
+    in_arena(points.session.state, faces={"C1": "head"}, dice=["C1"])
+    score = points.session.state.round_score(0)
+    assert score > 0 and f"<span class='table-points'>{points.session.state.game.player_name(0)} {score} ·" in (
+        zoo.status_html(points.session))
+
+
 def test_trunk_shot_aims_from_where_the_elephant_lies() -> None:
     d = dashboard(teams=["elephant", "crocodile"])
     s = d.session
