@@ -1,6 +1,7 @@
 """The Kung Fu 2100 page without a browser: contract, clicks turned into commands, panels, files."""
 
 import holoviews as hv
+import panel as pn
 
 from apps import discover_games, kf2100
 from apps._kf2100_board import levels_text
@@ -164,3 +165,48 @@ def test_benchmark_prints_its_figures(capsys):
     assert rows[0][0].startswith("kf2100 board click") and " ms" in out
     assert all(ms > 0 for _, ms in rows)
 
+
+
+def buttons(d):
+    """The decision panel's buttons by label (they sit in rows and boxes)."""
+    found, todo = {}, list(d._decide.objects)
+    while todo:
+        obj = todo.pop()
+        if isinstance(obj, pn.widgets.Button):
+            found[obj.label] = obj
+        todo += list(getattr(obj, "objects", []))
+    return found
+
+
+def door_page(seed):
+    d = dashboard(seed=seed)
+    d.session.load(dump_state(skirmish(KungFuGame("basic"), {}, waiting={"T1": "door"}, phase="combat1")))
+    return d, d.session
+
+
+def test_the_armored_door_by_its_buttons():
+    d, s = door_page(seed=1)  # this seed's first die is a 2: the door breaks
+    assert {"T1: punch the door", "T1: kick the door", "Leave the door"} <= set(buttons(d))
+    assert d._combat_box.visible and "armored door" in d._combat_html.object
+    buttons(d)["T1: kick the door"].clicks += 1  # the die rolls at once outside a server
+    assert s.log[-1]["what"] == "T1 kicks the armored door" and s.log[-1]["p"] == "1/3"
+    assert s.log[-1]["roll"] == 2 and s.log[-1]["result"] == "door broken" and s.state.door_broken
+    assert not s.state.door_step and "Leave the door" not in buttons(d)
+
+    d, s = door_page(seed=0)  # a 6: the door holds, and the Terminators may leave it
+    buttons(d)["T1: punch the door"].clicks += 1
+    assert s.log[-1]["result"] == "miss" and s.state.door_tries == {"T1": 1} and s.state.door_step
+    buttons(d)["Leave the door"].clicks += 1
+    assert not s.state.door_step and not s.state.door_broken and "Leave the door" not in buttons(d)
+
+
+def test_the_last_terminator_leaves_the_lair_by_its_button():
+    d = dashboard(seed=1)
+    s = d.session
+    position = skirmish(KungFuGame("basic"), {"T1": "c3"}, levels={})
+    for fid in ("T2", "T3"):
+        position.figs[fid].status = "dead"
+    s.load(dump_state(position))
+    buttons(d)["T1 leaves the lair"].clicks += 1
+    assert s.state.is_terminal() and s.state.result == "draw"
+    assert "Game over: draw" in d._decide.objects[0].object and not buttons(d)
