@@ -111,13 +111,13 @@ class KzinSession(param.Parameterized):
         self._rng = make_rng(self.seed)
         self._game_id += 1
         state = KzinGame(rules=rules).new_initial_state()
+        drawn = self._advance(state)  # before the game is published: views and workers never see it half dealt
         with param.parameterized.batch_call_watchers(self):
-            self.log = [{"turn": 1, "event": "new game", "detail": f"seed {self.seed}", "odds": None, "outcome": ""}]
+            self.log = [_entry(1, "new game", f"seed {self.seed}", None, ""), *drawn]
             self.running_odds = []
             self.last_move = None
             self.selection = []
             self.state = state
-            self._advance()
             self.message = self._prompt()
             self._changed()
 
@@ -413,11 +413,10 @@ class KzinSession(param.Parameterized):
         rolls = self._roll_battle(trial)
         lb = trial.last_battle
         verdict = "won" if lb.humans_won else "lost"
-        with param.parameterized.batch_call_watchers(self):
-            self._record(turn, f"{phase} battle", f"{action} with {names}; dice {rolls}; "
-                         f"Humans {lb.human_force} vs Kzinti {lb.kzin_force}", float(odds), verdict)
-            self.message = f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force})."
-            self._settle(trial, before)
+        battle = _entry(turn, f"{phase} battle", f"{action} with {names}; dice {rolls}; "
+                        f"Humans {lb.human_force} vs Kzinti {lb.kzin_force}", float(odds), verdict)
+        self._settle(trial, before, battle,
+                     f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force}).")
         return True
 
     def _decline(self, action: FallBack | Pass) -> bool:
@@ -430,11 +429,9 @@ class KzinSession(param.Parameterized):
         trial.committed = []
         before, turn = s.kem, s.turn
         trial.apply_action(action)
-        with param.parameterized.batch_call_watchers(self):
-            detail = "the marker moves toward Earth" if isinstance(action, FallBack) else "no attack this turn"
-            self._record(turn, str(action), detail, None, "")
-            self.message = "You fell back." if isinstance(action, FallBack) else "You passed."
-            self._settle(trial, before)
+        detail = "the marker moves toward Earth" if isinstance(action, FallBack) else "no attack this turn"
+        self._settle(trial, before, _entry(turn, str(action), detail, None, ""),
+                     "You fell back." if isinstance(action, FallBack) else "You passed.")
         return True
 
     def _roll_battle(self, trial: KzinState) -> list[int]:
@@ -446,40 +443,37 @@ class KzinSession(param.Parameterized):
             trial.apply_action(outcome)
         return rolls
 
-    def _settle(self, trial: KzinState, marker_before: int) -> None:
-        self.selection = []
-        self.state = trial
-        self._advance()
-        if self.state.kem != marker_before:
-            self.last_move = (marker_before, self.state.kem)
-        msg = self.message
-        self.message = f"{msg} {self._prompt()}".strip()
-        self._changed()
+    def _settle(self, trial: KzinState, marker_before: int, entry: dict, message: str) -> None:
+        """Publish a decided turn: ``trial`` is played on to the next decision first, then the state, its log
+        and the message change together, so a view or a worker thread never sees the turn half played."""
+        drawn = self._advance(trial)
+        with param.parameterized.batch_call_watchers(self):
+            self.log = [*self.log, entry, *drawn]
+            self.selection = []
+            self.state = trial
+            if trial.kem != marker_before:
+                self.last_move = (marker_before, trial.kem)
+            self.message = f"{message} {self._prompt()}".strip()
+            self._changed()
 
-    def _advance(self) -> None:
-        """Play chance (card draws) until the player must decide or the game ends, logging each turn."""
-        s = self.state
+    def _advance(self, s: KzinState) -> list[dict]:
+        """Play chance (card draws) on ``s`` until the player must decide or the game ends: the log entries."""
+        entries = []
         while s.current_player() < 0 and s.phase != OVER:
             if s.phase == "draw":
-                self._record(s.turn, "turn start", f"marker on {s.kem}", None, "", snapshot=s.to_dict())
+                entries.append(_entry(s.turn, "turn start", f"marker on {s.kem}", None, "", snapshot=s.to_dict()))
                 draw = sample_outcome(s.chance_outcomes(), self._rng)
                 assert isinstance(draw, Draw)
                 c = CARDS[draw.kind]
                 p = Fraction(s.pile[draw.kind], sum(s.pile))
                 turn = s.turn  # a draw that needs no decision ends the turn
-                self._record(turn, "draw", f"{c.name} ({c.type_name})", float(p), "")
+                entries.append(_entry(turn, "draw", f"{c.name} ({c.type_name})", float(p), ""))
                 s.apply_action(draw)
             else:  # dice of a battle already committed (only after loading a mid-battle save)
                 s.apply_action(sample_outcome(s.chance_outcomes(), self._rng))
         if s.phase == OVER:
-            self._record(s.turn, "game over", f"{s.winner} win", None, s.winner)
-
-    def _record(self, turn: int, event: str, detail: str, odds: float | None, outcome: str,
-                snapshot: dict | None = None) -> None:
-        entry = {"turn": turn, "event": event, "detail": detail, "odds": odds, "outcome": outcome}
-        if snapshot is not None:
-            entry["snapshot"] = snapshot
-        self.log = [*self.log, entry]
+            entries.append(_entry(s.turn, "game over", f"{s.winner} win", None, s.winner))
+        return entries
 
     def _prompt(self) -> str:
         s = self.state
@@ -493,6 +487,15 @@ class KzinSession(param.Parameterized):
         if s.phase == "liberation":
             return "Liberation: select Fleets and Tactics and attack, or pass."
         return ""
+
+
+def _entry(turn: int, event: str, detail: str, odds: float | None, outcome: str,
+           snapshot: dict | None = None) -> dict:
+    """One log entry (``snapshot``: the state at a turn's start, for the running odds)."""
+    entry = {"turn": turn, "event": event, "detail": detail, "odds": odds, "outcome": outcome}
+    if snapshot is not None:
+        entry["snapshot"] = snapshot
+    return entry
 
 
 def _json_default(obj: Any) -> Any:

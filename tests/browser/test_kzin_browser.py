@@ -69,8 +69,10 @@ def new_game(page, dash, seed):
     seed_box.fill(str(seed))
     seed_box.press("Enter")
     until(lambda: dash._seed.value == seed, page)
+    version = dash.session.version  # bumped last, once the new game waits for the first decision
     page.get_by_role("button", name="New game").click()
-    until(lambda: dash.session.seed == seed and dash.session.state.turn >= 1 and len(dash.session.log) > 1, page)
+    until(lambda: dash.session.version > version and dash.session.seed == seed, page)
+    assert dash.session.state.turn >= 1 and len(dash.session.log) > 1
 
 
 def decline(page, dash):

@@ -228,3 +228,24 @@ def test_a_forged_log_with_a_good_checksum_is_refused(change, words):
     before = other.state.to_json()
     assert not other.load(forged(s.save(), change))
     assert words in other.message and "goes on" in other.message and other.state.to_json() == before
+
+
+def test_draws_are_played_before_the_game_is_published(monkeypatch):
+    """A view or a worker thread reading ``session.state`` never sees a game half dealt or a turn half played:
+    the draws happen on a state that is not yet the session's, and the state, log and version change together."""
+    s = KzinSession(seed=3)
+    seen = []
+    advance = KzinSession._advance
+
+    def spy(self, state):
+        seen.append(self.state is state)
+        return advance(self, state)
+
+    monkeypatch.setattr(KzinSession, "_advance", spy)
+    versions = []
+    s.param.watch(lambda e: versions.append((e.new, s.state.current_player(), len(s.log))), ["version"])
+    s.new_game(4)
+    s.fall_back() if s.decision() == "invasion" else s.pass_turn()
+    assert len(seen) == 2 and not any(seen)
+    assert [player for _, player, _ in versions] == [0, 0]  # each change is seen at the player's decision
+    assert versions[1][2] > versions[0][2] > 1
