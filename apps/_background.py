@@ -77,6 +77,7 @@ def run_on_page_loop(doc: Any, fn: Callable[[], None], *, served: bool, wait: bo
         finally:
             done.set()
 
+    run.lock = True  # type: ignore[attr-defined]  # Panel then runs it under the document lock, as Bokeh needs
     try:
         with set_curdoc(doc):
             pn.state.execute(run, schedule=True)
@@ -104,11 +105,55 @@ def changes_bokeh_models(method: F) -> F:
     a direct change there makes Bokeh raise ("_pending_writes should be non-None …") halfway through the
     update. ``unlocked`` holds the document's events and writes them to the page itself, lock or no lock;
     outside a server it does nothing.
+
+    ``unlocked`` does nothing either on a page the browser has not yet reported loaded. A change from there
+    without the lock (a click in the page's first moments on a busy machine) would raise, so the method runs
+    on the next tick instead, under the lock. The methods are views of the current state: a tick later they
+    draw the same.
     """
 
     @functools.wraps(method)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        doc = pn.state.curdoc
+        if _direct_change_would_raise(doc):
+            doc.add_next_tick_callback(functools.partial(wrapper, *args, **kwargs))
+            return None
         with pn.io.unlocked():
             return method(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def page_command(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a button's click handler so that the command runs under the page's document lock.
+
+    Panel runs a click that arrives while widget changes are pending *without* the lock (see
+    ``changes_bokeh_models``). Its own pane updates then reach the page only through ``pn.io.unlocked()``,
+    which does nothing until the browser has reported the page loaded. A click in those first moments made
+    New game raise "_pending_writes should be non-None" halfway through (a CI run under load). Outside the lock
+    the command runs on the next tick, under it, after the pending changes; elsewhere (a notebook, a locked
+    callback) at once.
+    """
+
+    @functools.wraps(handler)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        doc = pn.state.curdoc
+        if _outside_the_lock(doc):
+            doc.add_next_tick_callback(functools.partial(handler, *args, **kwargs))
+            return None
+        return handler(*args, **kwargs)
+
+    return wrapper
+
+
+def _outside_the_lock(doc: Any) -> bool:
+    """Whether this runs for a served page without its document lock (Bokeh's session keeps the changes of a
+    locked callback in ``_pending_writes``, None otherwise; Bokeh is pinned, see ``constraints.txt``)."""
+    session = getattr(getattr(doc, "session_context", None), "session", None)
+    return session is not None and getattr(session, "_pending_writes", None) is None
+
+
+def _direct_change_would_raise(doc: Any) -> bool:
+    """Whether a Bokeh model change made now would reach a served page's session without its document lock
+    and with nothing to take it: no hold on the document, and ``pn.io.unlocked()`` inactive (page not loaded)."""
+    return _outside_the_lock(doc) and not doc.callbacks.hold_value and not pn.state.loaded

@@ -23,6 +23,8 @@ from typing import Any
 
 import panel as pn
 
+from apps._background import page_command
+
 
 def data_dir() -> Path:
     """Where the dashboards keep their files (read from the environment each time, so tests can move it)."""
@@ -49,7 +51,7 @@ class Autosave:
             self.snapshot, saved_at = None, ""
         self.button = pn.widgets.Button(label=f"Resume the last game (saved {saved_at})", margin=(4, 6),
                                         visible=self.snapshot is not None)
-        self.button.on_click(lambda _event: self.resume(load))
+        self.button.on_click(page_command(lambda _event: self.resume(load)))
         session.param.watch(self._write_session, ["version"])
 
     def resume(self, load: Callable[[str], bool]) -> bool:

@@ -23,7 +23,13 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, NumeralTickFormatter, Whisker
 from bokeh.plotting import figure
 
-from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
+from apps._background import (
+    BackgroundWorker,
+    changes_bokeh_models,
+    page_command,
+    page_document,
+    run_on_page_loop,
+)
 from apps._files import GameFiles
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
@@ -626,7 +632,7 @@ class KungFuDashboard(param.Parameterized):
         b = self._buttons_shown.get(key)
         if b is None:
             b = pn.widgets.Button(label=label, color=color, margin=(3, 4))
-            b.on_click(lambda _e: fn())
+            b.on_click(page_command(lambda _e: fn()))
         self._buttons_next[key] = b
         return b
 
@@ -924,7 +930,7 @@ class KungFuDashboard(param.Parameterized):
                                           css_classes=["bot-delay"])
         self._delay.link(self, value="bot_delay")
         self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
-        self._new.on_click(self.new_game)
+        self._new.on_click(page_command(self.new_game))
         self._files = GameFiles("kf2100", "kung-fu-2100.json", self.session, self.load_text, self._served)
 
     def _build_layout(self) -> pn.viewable.Viewable:

@@ -27,7 +27,13 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, NumeralTickFormatter
 from bokeh.plotting import figure
 
-from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
+from apps._background import (
+    BackgroundWorker,
+    changes_bokeh_models,
+    page_command,
+    page_document,
+    run_on_page_loop,
+)
 from apps._files import GameFiles
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, CONQUEST, HUMAN_FLEET, KZIN_FLEET, SPACES, TACTICS, TECHNOLOGY, TYPE_PHASE
@@ -357,14 +363,14 @@ class KzinDashboard(param.Parameterized):
         self._buttons = {c: pn.widgets.Button(label=c.capitalize(), color="primary" if c in ("defend", "attack")
                                               else "default", width=110, margin=(4, 6)) for c in COMMANDS}
         for command, button in self._buttons.items():
-            button.on_click(lambda _e, c=command: self.command(c))
+            button.on_click(page_command(lambda _e, c=command: self.command(c)))
         self._reasons = pn.pane.HTML("", styles={"color": "#6b7280", "font-size": "13px"}, margin=(0, 8))
         self._follow = pn.widgets.Button(label="Follow the advice", color="success", margin=(4, 6),
                                          disabled=pn.bind(lambda version, advice: self._advice_ready(version, advice)
                                                           is None, self.session.param.version, self.param.advice),
                                          visible=pn.bind(lambda version: self.session.decision() is not None,
                                                          self.session.param.version))
-        self._follow.on_click(lambda _e: self.follow_advice())
+        self._follow.on_click(page_command(lambda _e: self.follow_advice()))
         self._build_controls()
         self._force_fig, self._force_sources = force_figure()
         self._track_fig, self._track_sources = track_figure()
@@ -437,7 +443,7 @@ class KzinDashboard(param.Parameterized):
             tiles = []
             for v in views:
                 b = pn.widgets.Button(stylesheets=[TILE_CSS.format(colour=TYPE_COLOURS[v.type])], margin=4)
-                b.on_click(lambda _e, k=v.kind, c=v.copy: self.click_tile(k, c))
+                b.on_click(page_command(lambda _e, k=v.kind, c=v.copy: self.click_tile(k, c)))
                 tiles.append(b)
             self._tile_keys = keys
             self._set_tiles(tiles, views)
@@ -565,7 +571,7 @@ class KzinDashboard(param.Parameterized):
                                         width=150)
             self._rule_widgets[k] = w
         self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
-        self._new.on_click(self.new_game)
+        self._new.on_click(page_command(self.new_game))
         self._files = GameFiles("kzin", "man-kzin-wars.json", self.session, self.load_text, self._served)
 
     def _sync_controls(self) -> None:

@@ -29,7 +29,13 @@ from bokeh.models import ColumnDataSource, CustomJS, HoverTool, LinearColorMappe
 from bokeh.plotting import figure
 
 from apps import _zoo_arena as za
-from apps._background import BackgroundWorker, changes_bokeh_models, page_document, run_on_page_loop
+from apps._background import (
+    BackgroundWorker,
+    changes_bokeh_models,
+    page_command,
+    page_document,
+    run_on_page_loop,
+)
 from apps._files import GameFiles
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
@@ -413,13 +419,13 @@ class ZooDashboard(param.Parameterized):
         self._dir_w.param.watch(lambda e: self._widget(self._typed_aim), "value")
         self._speed_w.param.watch(lambda e: self._widget(self._typed_aim), "value")
         self._commit = pn.widgets.Button(label="Commit flick", color="primary", width=130, margin=(22, 6, 4, 6))
-        self._commit.on_click(lambda _e: self.commit())
+        self._commit.on_click(page_command(lambda _e: self.commit()))
         self._pass = pn.widgets.Button(label="Pass the extra flick", width=160, margin=(22, 6, 4, 6))
-        self._pass.on_click(lambda _e: self.session.pass_extra())
+        self._pass.on_click(page_command(lambda _e: self.session.pass_extra()))
         self._first = pn.Row(margin=0)
         self._ability_target = pn.widgets.Select(label="Target", options=[], width=120)
         self._ability_btn = pn.widgets.Button(label="Use ability", color="success", margin=(22, 6, 4, 6))
-        self._ability_btn.on_click(lambda _e: self.use_ability())
+        self._ability_btn.on_click(page_command(lambda _e: self.use_ability()))
         self._cards = pn.pane.HTML("", sizing_mode="stretch_width", margin=0)
         # Game control
         self._mode_w = pn.widgets.Select(label="Mode", options=list(MODES), value="Cage Battle", width=190)
@@ -431,7 +437,7 @@ class ZooDashboard(param.Parameterized):
         self._seed_w = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=100)
         self._players_w.param.watch(lambda e: self._sync_seat_widgets(), "value")
         self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
-        self._new.on_click(lambda _e: self.new_game())
+        self._new.on_click(page_command(lambda _e: self.new_game()))
         self._angle_sd = pn.widgets.FloatInput(label="Aim noise: angle sd (°)", value=s.aim_angle_sd, start=0, end=90,
                                                step=0.5, width=170)
         self._speed_sd = pn.widgets.FloatInput(label="Aim noise: speed sd (fraction)", value=s.aim_speed_sd, start=0,
@@ -759,7 +765,7 @@ class ZooDashboard(param.Parameterized):
             for q in range(st.game.players):
                 if not st.eliminated[q]:
                     b = pn.widgets.Button(label=f"{st.game.player_name(q)} starts", margin=(22, 4, 4, 4))
-                    b.on_click(lambda _e, q=q: self.session.choose_first(q))
+                    b.on_click(page_command(lambda _e, q=q: self.session.choose_first(q)))
                     buttons.append(b)
         self._first.objects = buttons
         targets: list[str] = []

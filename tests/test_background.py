@@ -48,3 +48,57 @@ def test_run_on_page_loop_outside_a_server_runs_at_once_and_not_for_a_closed_tab
     run_on_page_loop(None, lambda: ran.append("notebook"), served=False)
     run_on_page_loop(None, lambda: ran.append("closed tab"), served=True)
     assert ran == ["notebook"]
+
+
+class _FakeServedDoc:
+    """Just enough of a served Bokeh document for ``changes_bokeh_models``: no lock held, no hold."""
+
+    def __init__(self):
+        self.session_context = type("Context", (), {})()
+        self.session_context.session = type("Session", (), {"_pending_writes": None})()
+        self.callbacks = type("Callbacks", (), {"hold_value": None})()
+        self.next_tick = []
+
+    def add_next_tick_callback(self, fn):
+        self.next_tick.append(fn)
+
+
+def test_a_model_change_outside_the_lock_before_the_page_is_loaded_waits_for_the_next_tick():
+    from panel.io.state import set_curdoc
+
+    from apps._background import changes_bokeh_models
+
+    drawn = []
+
+    @changes_bokeh_models
+    def draw(value):
+        drawn.append(value)
+
+    doc = _FakeServedDoc()
+    with set_curdoc(doc):
+        draw(1)  # a direct change now would make Bokeh raise: it waits for the lock
+        assert drawn == [] and len(doc.next_tick) == 1
+        doc.session_context.session._pending_writes = []  # the next tick holds the document lock
+        doc.next_tick.pop()()
+    assert drawn == [1] and doc.next_tick == []
+    draw(2)  # outside a server: at once
+    assert drawn == [1, 2]
+
+
+def test_a_click_outside_the_lock_runs_on_the_next_tick_and_inside_it_at_once():
+    from panel.io.state import set_curdoc
+
+    from apps._background import page_command
+
+    ran = []
+    command = page_command(lambda event: ran.append(event))
+    doc = _FakeServedDoc()
+    with set_curdoc(doc):
+        command("late click")  # Panel's late click: no lock held
+        assert ran == [] and len(doc.next_tick) == 1
+        doc.session_context.session._pending_writes = []  # a locked callback, as the next tick is
+        doc.next_tick.pop()()
+        command("click")
+    assert ran == ["late click", "click"] and doc.next_tick == []
+    command("notebook")  # outside a server: at once
+    assert ran[-1] == "notebook"

@@ -5,12 +5,15 @@ event loop and *without* the document lock (``panel.reactive.Reactive._server_ev
 then sets a Bokeh model property directly (a data source, a title) makes Bokeh raise "_pending_writes
 should be non-None …", and the rest of the update never happens. A hot-seat browser test once failed so on
 a loaded CI machine: a seat was chosen and New game clicked at once, and the hand-over screen never came.
-Here each dashboard's New game is run on that very path, on purpose.
+Here each dashboard's New game is run on that very path, on purpose: once as if the browser had not yet
+reported the page loaded (``pn.io.unlocked()`` then does nothing, and a CI run under load failed so), then
+once more over the game in progress.
 """
 
 from __future__ import annotations
 
 import threading
+import traceback
 
 import panel as pn
 import pytest
@@ -24,18 +27,24 @@ pytestmark = pytest.mark.browser
 BOARDS = {kzin: "track", kf2100: "board", zoo: "arena"}
 
 
-def run_as_a_late_click(doc, command) -> list[Exception]:
+def run_as_a_late_click(doc, command, before_load: bool = False) -> list[str]:
     """Run ``command`` on the page's event loop the way Panel runs a late click: a coroutine scheduled
-    through ``pn.state.execute``, which Panel marks to run without the document lock."""
-    errors: list[Exception] = []
+    through ``pn.state.execute``, which Panel marks to run without the document lock. ``before_load``: as
+    in the moments before the browser reports the page loaded."""
+    errors: list[str] = []  # each with its traceback, so a failure says where the update broke
     done = threading.Event()
 
     async def late_click() -> None:
+        loaded = pn.state._loaded.get(doc)
         try:
+            if before_load:
+                pn.state._loaded[doc] = False
             command()
-        except Exception as exc:
-            errors.append(exc)
+        except Exception:
+            errors.append(traceback.format_exc())
         finally:
+            if before_load:
+                pn.state._loaded[doc] = loaded
             done.set()
 
     with set_curdoc(doc):
@@ -54,8 +63,17 @@ def test_new_game_outside_the_document_lock_updates_the_page(page, serve_app, co
     session = dash.session
     before = session.version
 
-    assert run_as_a_late_click(dash._doc, dash.new_game) == []
+    wait_for(lambda: pn.state._loaded.get(dash._doc), page)
+
+    def click_new_game():
+        dash._new.clicks += 1  # what Panel does for the button's click event: its on_click handlers run
+
+    errors = run_as_a_late_click(dash._doc, click_new_game, before_load=True)
+    assert not errors, "\n".join(errors)
     wait_for(lambda: session.version > before, page)
-    assert run_as_a_late_click(dash._doc, dash.new_game) == []  # and once more, over a game in progress
+    middle = session.version
+    errors = run_as_a_late_click(dash._doc, click_new_game)  # and once more, over a game in progress
+    assert not errors, "\n".join(errors)
+    wait_for(lambda: session.version > middle, page)
     page.wait_for_timeout(300)
     assert console_errors == []
