@@ -46,6 +46,17 @@ def page_report(page, errors: list[str] | None = None, limit: int = 2500) -> str
     return f"browser errors: {errors or []}; page text: {' '.join(text.split())[:limit]}"
 
 
+def choose_file(page, path, timeout: float = 20.0) -> None:
+    """Choose ``path`` in the page's file input once the file chosen before is forgotten: the page clears the
+    input after each load, and a file chosen before that clear reaches the browser would be cleared with it."""
+    box = page.locator("input[type=file]")
+    end = time.time() + timeout
+    while box.evaluate("e => e.files.length") > 0:
+        assert time.time() < end, "the page never cleared its file input after the last load"
+        page.wait_for_timeout(50)
+    box.set_input_files(str(path))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

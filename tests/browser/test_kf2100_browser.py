@@ -12,7 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, page_report, serve_pages, to_page, wait_for
+from browser_helpers import BOARD_READY, choose_file, page_report, serve_pages, to_page, wait_for
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -142,7 +142,7 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     game = KungFuGame("basic")
     fight = tmp_path / "fight.json"
     fight.write_text(dump_state(skirmish(game, {"T1": "n9", "J3": "o9"}, phase="combat1")))
-    page.locator("input[type=file]").set_input_files(str(fight))
+    choose_file(page, fight)
     until(lambda: s.state.combat is not None and s.human_player() == 0, page)
     expect(page.get_by_text("Game loaded").first).to_be_visible(timeout=WAIT)
     until(lambda: dash.outlook is not None, page)  # the whole-combat distribution, from the worker
@@ -207,7 +207,7 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
 
     # The same file once more: the input forgot it after the first load, so it loads again and the
     # position before the exchange is back.
-    page.locator("input[type=file]").set_input_files(str(fight))
+    choose_file(page, fight)
     until(lambda: all(s.state.figs[f].levels == list(s.state.figs[f].start) and s.state.figs[f].on_board
                       for f in ("T1", "J3")) and s.state.combat is not None and not s.state.combat.chits, page)
     expect(page.get_by_role("button", name="fist + kick + kick")).to_be_visible(timeout=WAIT)
@@ -270,7 +270,7 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something else"}')
     kept = first.session.save()
-    page.locator("input[type=file]").set_input_files(str(bad))
+    choose_file(page, bad)
     until(lambda: first.session.status.startswith("Could not load"), page)
     expect(page.get_by_text("Could not load the file").first).to_be_visible(timeout=WAIT)
     assert first.session.save() == kept
@@ -285,7 +285,7 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     cm_move = tmp_path / "cm_move.json"
     cm_move.write_text(dump_state(skirmish(KungFuGame("basic"), {"T1": "c3", "CM": "o10", "J1": "n9"},
                                            phase="cm_move", face_up=False)))
-    page.locator("input[type=file]").set_input_files(str(cm_move))
+    choose_file(page, cm_move)
     until(lambda: s.state.phase == "cm_move" and s.human_player() == 1 and "J1" in first._frames["where"], page)
     click_until(page, lambda: click_square(page, first, "n9"), lambda: s.state.figs["J1"].face_up)
     click_until(page, lambda: click_square(page, first, "o10"), lambda: s.state.bonus_mp == 4)

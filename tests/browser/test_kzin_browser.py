@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, serve_pages, wait_for
+from browser_helpers import BOARD_READY, choose_file, serve_pages, wait_for
 from playwright.sync_api import expect
 
 from apps import kzin
@@ -148,25 +148,25 @@ def test_play_an_invasion_and_a_liberation_save_load_and_lose(page, serve_app, c
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something else"}')
     version = s.version
-    page.locator("input[type=file]").set_input_files(str(bad))
+    choose_file(page, bad)
     until(lambda: "Could not load" in s.message, page)
     expect(page.get_by_text("Could not load").first).to_be_visible(timeout=WAIT)
     assert s.version == version
     good = tmp_path / "game.json"
     good.write_text(saved)
-    page.locator("input[type=file]").set_input_files(str(good))
+    choose_file(page, good)
     until(lambda: s.state.to_json() == kept, page)
     expect(page.get_by_text("Game loaded").first).to_be_visible(timeout=WAIT)
     page.wait_for_function(MARKER_ON, arg=["track", s.state.kem], timeout=WAIT)
     assert s.log == json.loads(saved)["log"]
     decline(page, dash)  # the same file loads again (the file input is cleared after each load)
-    page.locator("input[type=file]").set_input_files(str(good))
+    choose_file(page, good)
     until(lambda: s.state.to_json() == kept, page)
 
     # A saved game one fall-back from losing: load it, fall back, and the game is over.
     end = tmp_path / "end.json"
     end.write_text(near_the_end())
-    page.locator("input[type=file]").set_input_files(str(end))
+    choose_file(page, end)
     until(lambda: s.state.kem == 2 and s.decision() == "invasion" and dash._rule_widgets["start_space"].value == 3,
           page)
     assert s.start_space == 3 and "Game loaded" in s.message

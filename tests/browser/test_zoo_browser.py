@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, serve_pages, to_page, wait_for
+from browser_helpers import BOARD_READY, choose_file, serve_pages, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps import _zoo_arena as za
@@ -138,7 +138,7 @@ def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, con
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something else"}')
     version = s.version
-    page.locator("input[type=file]").set_input_files(str(bad))
+    choose_file(page, bad)
     until(lambda: "Could not load" in s.message, page)
     expect(page.get_by_text("Could not load").first).to_be_visible(timeout=WAIT * 1000)
     assert s.version == version and s.state.to_json() == kept
@@ -171,7 +171,7 @@ def test_a_caging_grants_the_extra_flick(page, serve_app, console_errors, tmp_pa
     s = dash.session
     file = tmp_path / "cage.json"
     file.write_text(saved)
-    page.locator("input[type=file]").set_input_files(str(file))
+    choose_file(page, file)
     until(lambda: "Battle loaded" in s.message and s.seats == ["person", "person"], page)
     click(page, *za.bench_xy(0, 0))
     until(lambda: s.die == "C1", page)
@@ -195,7 +195,7 @@ def test_a_caging_grants_the_extra_flick(page, serve_app, console_errors, tmp_pa
 
     # An Elephant knocked out of the arena: its owner clicks where it goes back, face-up.
     file.write_text(knocked_out())
-    page.locator("input[type=file]").set_input_files(str(file))
+    choose_file(page, file)
     until(lambda: s.state.phase == "place", page)
     expect(page.locator(".prompt")).to_contain_text("places E1 face-up anywhere", timeout=WAIT * 1000)
     page.wait_for_timeout(400)
