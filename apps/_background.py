@@ -114,7 +114,7 @@ def changes_bokeh_models(method: F) -> F:
 
     @functools.wraps(method)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        doc = pn.state.curdoc
+        doc = page_document()  # the page's own document: Bokeh's global one may be another tab's
         if _direct_change_would_raise(doc):
             doc.add_next_tick_callback(functools.partial(wrapper, *args, **kwargs))
             return None
@@ -137,7 +137,7 @@ def page_command(handler: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(handler)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        doc = pn.state.curdoc
+        doc = page_document()  # the page's own document: Bokeh's global one may be another tab's
         if _outside_the_lock(doc):
             doc.add_next_tick_callback(functools.partial(handler, *args, **kwargs))
             return None

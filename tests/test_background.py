@@ -102,3 +102,20 @@ def test_a_click_outside_the_lock_runs_on_the_next_tick_and_inside_it_at_once():
     assert ran == ["late click", "click"] and doc.next_tick == []
     command("notebook")  # outside a server: at once
     assert ran[-1] == "notebook"
+
+
+def test_another_tabs_document_in_bokehs_global_slot_does_not_defer_this_page():
+    """A server thread serving another tab patches Bokeh's global current document for a moment (and a browser
+    test's server runs in the test process): a page outside a server must still run its commands at once."""
+    from bokeh.io.doc import patch_curdoc
+
+    from apps._background import changes_bokeh_models, page_command
+
+    other_tab = _FakeServedDoc()
+    ran = []
+    command = page_command(lambda event: ran.append(event))
+    draw = changes_bokeh_models(lambda value: ran.append(value))
+    with patch_curdoc(other_tab):
+        command("click")
+        draw("draw")
+    assert ran == ["click", "draw"] and other_tab.next_tick == []
