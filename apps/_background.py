@@ -113,15 +113,11 @@ def changes_bokeh_models(method: F) -> F:
     """
 
     @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        doc = page_document()  # the page's own document: Bokeh's global one may be another tab's
-        if _direct_change_would_raise(doc):
-            doc.add_next_tick_callback(functools.partial(wrapper, *args, **kwargs))
-            return None
+    def in_unlocked(*args: Any, **kwargs: Any) -> Any:
         with pn.io.unlocked():
             return method(*args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return _next_tick_when(_direct_change_would_raise, in_unlocked)  # type: ignore[return-value]
 
 
 def page_command(handler: Callable[..., Any]) -> Callable[..., Any]:
@@ -134,14 +130,20 @@ def page_command(handler: Callable[..., Any]) -> Callable[..., Any]:
     the command runs on the next tick, under it, after the pending changes; elsewhere (a notebook, a locked
     callback) at once.
     """
+    return _next_tick_when(_outside_the_lock, handler)
 
-    @functools.wraps(handler)
+
+def _next_tick_when(when: Callable[[Any], bool], fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, run on its page's next tick (a Bokeh session callback, so under the document lock) when
+    ``when(document)`` says it cannot run now, and at once otherwise."""
+
+    @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         doc = page_document()  # the page's own document: Bokeh's global one may be another tab's
-        if _outside_the_lock(doc):
-            doc.add_next_tick_callback(functools.partial(handler, *args, **kwargs))
+        if when(doc):
+            doc.add_next_tick_callback(functools.partial(wrapper, *args, **kwargs))
             return None
-        return handler(*args, **kwargs)
+        return fn(*args, **kwargs)
 
     return wrapper
 
