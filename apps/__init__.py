@@ -54,7 +54,7 @@ def discover_games(package: ModuleType | None = None) -> list[GameApp]:
         import apps as package
     found = []
     for info in pkgutil.iter_modules(package.__path__):
-        if info.name in NOT_GAMES or info.name.startswith("_") or info.ispkg:
+        if info.name in NOT_GAMES or info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         if callable(getattr(module, "create_app", None)):

@@ -6,10 +6,77 @@ a click, a decision or a bot turn is measured here, on the same Bokeh models a b
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
+import time
+from collections.abc import Callable
 
 from apps import discover_games
+
+
+async def _settle() -> None:
+    """Let the page's background work (advisor, running odds) finish: it is not part of a click."""
+    while len(asyncio.all_tasks()) > 1:
+        await asyncio.sleep(0.01)
+
+
+def _rows(game: str, timings: dict[str, list[float]]) -> list[tuple[str, float]]:
+    rows = []
+    for what, times in timings.items():
+        times.sort()
+        rows.append((f"{game} {what} + derived views, median", times[len(times) // 2]))
+        rows.append((f"{game} {what} + derived views, worst", times[-1]))
+    for name, ms in rows:
+        print(f"{name}: {ms:.1f} ms", flush=True)
+    return rows
+
+
+def kzin_benchmark(repeats: int = 30) -> list[tuple[str, float]]:
+    """Server-side milliseconds of a card click, and of a decision, with every view that follows (printed).
+
+    The page is rendered to Bokeh models first, so each update goes all the way to the models a browser is
+    sent. It runs on an event loop, as a served page does: the advisor and the running odds are scheduled
+    there by Panel and run after the click returns, so they are waited for between clicks but not timed."""
+    import panel as pn
+    from bokeh.document import Document
+
+    from apps.kzin import KzinPage
+    from engine.kzin.session import KzinSession
+
+    async def run() -> list[tuple[str, float]]:
+        for seed in range(1, 200):
+            s = KzinSession(seed=seed, advisor_rollouts=200)
+            while s.decision() and not s.state.fleets_in_play():
+                s.fall_back() if s.decision() == "invasion" else s.pass_turn()
+            if s.decision() and len([v for v in s.table() if v.selectable]) >= 2:
+                break
+        page = KzinPage(session=s, running_rollouts=200)
+        pn.panel(page).get_root(Document())
+        await _settle()
+        tiles = [v for v in s.table() if v.selectable]
+        timings: dict[str, list[float]] = {"card click": [], "decision": []}
+        for i in range(repeats):
+            v = tiles[i % len(tiles)]
+            t = time.perf_counter()
+            page.tiles.click(v.kind, v.copy)
+            timings["card click"].append(1000 * (time.perf_counter() - t))
+            await _settle()
+        for _ in range(repeats):
+            if s.decision() is None:
+                s.new_game(s.seed + 1)
+                await _settle()
+            t = time.perf_counter()
+            page.decisions.decide(s.decisions()[1])  # fall back or pass: the same views follow as after a battle
+            timings["decision"].append(1000 * (time.perf_counter() - t))
+            await _settle()
+        return _rows("kzin", timings)
+
+    return asyncio.run(run())
+
+
+BENCHMARKS: dict[str, Callable[[], object]] = {"kzin": kzin_benchmark}
+"""The benchmarks kept here, by game; a game app that still carries its own has a ``benchmark()``."""
 
 
 def main() -> int:
@@ -21,7 +88,7 @@ def main() -> int:
         try:
             for game in discover_games():
                 module = __import__(game.create_app.__module__, fromlist=["benchmark"])
-                bench = getattr(module, "benchmark", None)
+                bench = BENCHMARKS.get(getattr(game, "slug", ""), getattr(module, "benchmark", None))
                 if callable(bench):
                     print(f"== {game.title} dashboard ==", flush=True)
                     bench()

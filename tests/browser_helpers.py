@@ -10,6 +10,9 @@ import socket
 import time
 import urllib.request
 from collections.abc import Callable
+from typing import Any
+
+import panel as pn
 
 TO_PAGE = """([name, x, y]) => {
   const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
@@ -76,6 +79,17 @@ def wait_until_live(url: str, timeout: float = 20.0) -> None:
             time.sleep(0.1)
 
 
+def dashboard_of(app: Any) -> Any:
+    """The object holding a page's session and controls: a page component itself (``apps/kzin``) or, for a
+    dashboard still built as a layout, its ``dashboard`` attribute."""
+    return getattr(app, "dashboard", app)
+
+
+def new_game_button(app: Any) -> Any:
+    controls = getattr(app, "controls", None)
+    return controls.new if controls is not None else app.dashboard._new
+
+
 def serve_pages(serve_app: Callable[..., str], create_app: Callable[[], object]) -> tuple[str, list]:
     """Serve ``create_app`` with the ``serve_app`` fixture and keep every page it builds, one per tab, so a
     test can reach each tab's dashboard (``pages[i].dashboard``): (base URL, the list of pages)."""
@@ -83,6 +97,7 @@ def serve_pages(serve_app: Callable[..., str], create_app: Callable[[], object])
 
     def factory() -> object:
         app = create_app()
+        app.served_document = pn.state.curdoc  # the tab's own document, for tests that run code on its loop
         pages.append(app)
         return app
 

@@ -82,6 +82,25 @@ def console_errors(page) -> list[str]:
     return errors
 
 
+@pytest.fixture
+def server_errors() -> Iterator[list[str]]:
+    """Errors the server logs while a test runs (a callback that raised, a failed update), for
+    ``assert server_errors == []``: a page can look fine while its server side is failing."""
+    import logging
+
+    errors: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            errors.append(f"{record.name}: {record.getMessage()}")
+
+    handler = Collect(level=logging.ERROR)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    yield errors
+    root.removeHandler(handler)
+
+
 _package_numbers = itertools.count()
 
 

@@ -1,16 +1,20 @@
-"""The session model: one player's game of Man-Kzin Wars, with no UI import.
+"""The session model: one game of Man-Kzin Wars for the people watching it, with no UI import.
 
-A ``KzinSession`` wraps one game for one browser tab or notebook: the rule options and the seed are
-parameters, the player's commands are methods (``toggle``, ``defend``, ``fall_back``, ``attack``,
-``pass_turn``, ``new_game``, ``save``, ``load``), and everything a view shows is a method or parameter
-computed from the state (derived values have no side effects). Chance is played by the session's
-seeded generator, so a seed reproduces a game. Commands that cannot be carried out raise nothing at
-the view: they set ``message`` and leave the game exactly as it was.
+``KzinSession`` is a :class:`~engine.core.session.GameSession`: the rule options and the seed are
+parameters, the player's moves are typed actions (``play(Commit(k))`` selects a card for the commitment,
+``play(Defend())`` fights with the selection, ``play(FallBack())`` declines), and everything a view shows is
+a method or parameter computed from the state (derived values have no side effects). Chance is played by
+the session's seeded generator, so a seed reproduces a game. The named commands (``toggle``, ``defend``,
+``fall_back``, ``attack``, ``pass_turn``, ``follow_advice``) are the views' attempts: a refusal becomes a
+warning notice, returns False and leaves the game exactly as it was.
+
+The advisor and the running odds are slow (rollouts): :meth:`KzinSession.advice_for` and
+:func:`estimate_turn` are pure, so a view can run them on a worker thread over a snapshot and hand the
+result back (:meth:`KzinSession.record_running_odds` drops the estimates of a game no longer in play).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
@@ -19,21 +23,22 @@ from typing import Any
 import pandas as pd
 import param
 
-from engine.core import IllegalActionError, StateFormatError, make_rng
+from engine.core import IllegalActionError, StateFormatError, make_rng, wilson_interval
 from engine.core.rng import sample_outcome
 from engine.core.serialize import (
+    SavedSession,
     check_entries,
-    dump_session,
     is_count,
     is_probability,
     is_text,
-    load_session,
     optional,
 )
+from engine.core.session import GameSession, Level, Notice, Seat
 from engine.kzin.advisor import Advice, advise
 from engine.kzin.cards import CARDS, EARTH, HOME_WORLDS, HUMAN_FLEET, INVASION, SPACES, TYPE_NAMES
 from engine.kzin.odds import Battle
 from engine.kzin.rules import (
+    HUMANS,
     KZINTI,
     OVER,
     RULE_OPTIONS,
@@ -42,6 +47,7 @@ from engine.kzin.rules import (
     Defend,
     Draw,
     FallBack,
+    KzinAction,
     KzinGame,
     KzinRules,
     KzinState,
@@ -54,6 +60,8 @@ SESSION_VERSION = 2  # 2: the whole file checksummed, the log and running odds c
 LOG_FIELDS = {"turn": is_count, "event": is_text, "detail": is_text, "odds": optional(is_probability),
               "outcome": is_text}
 RUNNING_ODDS_FIELDS = {"turn": is_count, "win": is_probability, "low": is_probability, "high": is_probability}
+DECISIONS = (Defend(), FallBack(), Attack(), Pass())
+"""The four decisions a player makes, in the order a page shows them."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +78,28 @@ class CardView:
     reason: str  # why it cannot be selected, when it cannot
 
 
-class KzinSession(param.Parameterized):
-    """One game of Man-Kzin Wars for one user."""
+def estimate_turn(rules: KzinRules, snapshot: dict[str, Any], rollouts: int, seed: int) -> dict[str, Any]:
+    """The chance of winning the game from a turn's start (a log snapshot), by fast rollouts under the
+    default (threshold) policy, with its 95% Wilson interval: one running-odds entry."""
+    from engine.kzin.fast import rollout_wins
 
-    seed = param.Integer(default=1, bounds=(0, None), doc="Seed of the next new game.")
+    state = KzinGame(rules=rules).state_from_dict(snapshot)
+    if state.phase == OVER:
+        wins, n = (rollouts if state.winner != KZINTI else 0), rollouts
+    else:
+        wins, n = rollout_wins(state, "threshold", rollouts, seed=seed)
+    low, high = wilson_interval(wins, n)
+    return {"turn": state.turn, "win": wins / n, "low": low, "high": high}
+
+
+class KzinSession(GameSession):
+    """One game of Man-Kzin Wars: one seat, the Humans, played by a person or by the advisor."""
+
+    FORMAT = SESSION_FORMAT
+    FORMAT_VERSION = SESSION_VERSION
+    GAME = KzinGame
+    WHAT = "saved Man-Kzin Wars game"
+
     reshuffle = param.Boolean(default=True, doc=KzinRules.param.reshuffle.doc)
     kzin_fleet_force = param.Boolean(default=True, doc=KzinRules.param.kzin_fleet_force.doc)
     fallback_discards_conquest = param.Boolean(default=False, doc=KzinRules.param.fallback_discards_conquest.doc)
@@ -82,114 +108,141 @@ class KzinSession(param.Parameterized):
     advisor_rollouts = param.Integer(default=4000, bounds=(50, 20000), doc="Rollouts per state for the advisor.")
 
     state = param.ClassSelector(class_=KzinState, doc="The game in progress.")
+    seats = param.List(default=[Seat(HUMANS)], item_type=Seat, doc="The one seat: the Humans.")
     selection = param.List(default=[], item_type=int, doc="Card kinds selected for the commitment (one per copy).")
-    message = param.String(default="", doc="What just happened, or why a command was refused.")
-    log = param.List(default=[], doc="One dict per event of the game.")
     running_odds = param.List(default=[], doc="Estimated chance of winning the game at the start of each turn.")
-    progress = param.Number(default=0.0, bounds=(0, 1), doc="Progress of the background rollouts.")
+    progress = param.Number(default=0.0, bounds=(0, 1), doc="Progress of estimate_running_odds.")
     last_move = param.Tuple(default=None, length=2, allow_None=True, doc="The marker's last move (from, to).")
-    version = param.Integer(default=0, doc="Bumped on every change of the game, for views to depend on.")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self._lock = threading.Lock()
-        self._rng = make_rng(self.seed)
         self._advice_cache: tuple[Any, Advice] | None = None
-        self._game_id = 0  # changes with every new or loaded game: stale background results are dropped
         if self.state is None:
             self.new_game()
 
     # --- commands ---------------------------------------------------------------------------
-    def new_game(self, seed: int | None = None) -> None:
+    def new_game(self, seed: int | None = None) -> bool:
         """Start a new game with the current rule options and ``seed`` (default: the seed parameter)."""
         if seed is not None:
             if type(seed) is not int or seed < 0:
-                self.message = f"the seed must be a whole number from 0, not {seed!r}"
-                return
+                self.refuse(f"the seed must be a whole number from 0, not {seed!r}")
+                return False
             self.seed = seed
         rules = KzinRules(**{k: getattr(self, k) for k in RULE_OPTIONS})
-        self._rng = make_rng(self.seed)
-        self._game_id += 1
+        self.rng = make_rng(self.seed)
         state = KzinGame(rules=rules).new_initial_state()
         drawn = self._advance(state)  # before the game is published: views and workers never see it half dealt
         with param.parameterized.batch_call_watchers(self):
+            self.game_number += 1
             self.log = [_entry(1, "new game", f"seed {self.seed}", None, ""), *drawn]
             self.running_odds = []
             self.last_move = None
             self.selection = []
             self.state = state
-            self.message = self._prompt()
+            self.notice = self._turn_notice()
             self._changed()
+        return True
+
+    def _play(self, action: Any) -> None:
+        if not isinstance(action, KzinAction) or isinstance(action, (Draw, Roll)):
+            raise IllegalActionError(f"{action} is not a move of the Humans: chance is played by the session")
+        if isinstance(action, Commit):
+            self._commit(action.kind)
+        elif isinstance(action, (Defend, Attack)):
+            self._fight(action)
+        else:
+            self._decline(action)
 
     def toggle(self, kind: int) -> bool:
         """Select one more copy of a card for the commitment, or clear it once every copy is selected.
 
         With two copies in play the selection cycles 0, 1, 2, 0. A card that adds nothing is refused.
         """
-        reason = self._toggle_refusal(kind)
+        reason = self._commit_refusal(kind)
         if reason:
-            self.message = reason
+            self.refuse(reason)
             return False
-        selected = list(self.selection)
-        if selected.count(kind) < self._uncommitted(kind):
-            selected.append(kind)  # one more copy
+        if self.selection.count(kind) < self._uncommitted(kind):
+            self._commit(kind)
         else:
-            selected = [k for k in selected if k != kind]  # every copy was selected: clear them
-        self.selection = selected
-        self.message = self._prompt()
+            self.selection = [k for k in self.selection if k != kind]  # every copy was selected: clear them
         return True
 
     def select(self, kinds: list[int]) -> bool:
         """Replace the selection (e.g. with the advisor's recommendation)."""
         for k in set(kinds):
-            reason = self._toggle_refusal(k)
+            reason = self._commit_refusal(k) or (
+                f"only {self._uncommitted(k)} {CARDS[k].name} in play" if kinds.count(k) > self._uncommitted(k)
+                else "")
             if reason:
-                self.message = reason
-                return False
-            if kinds.count(k) > self._uncommitted(k):
-                self.message = f"only {self._uncommitted(k)} {CARDS[k].name} in play"
+                self.refuse(reason)
                 return False
         self.selection = list(kinds)
-        self.message = self._prompt()
         return True
 
     def defend(self) -> bool:
         """Defend the invasion with the selected cards."""
-        return self._fight(Defend())
+        return self.attempt(self.play, Defend())
 
     def attack(self) -> bool:
         """Attack in the Liberation phase with the selected cards."""
-        return self._fight(Attack())
+        return self.attempt(self.play, Attack())
 
     def fall_back(self) -> bool:
-        return self._decline(FallBack())
+        return self.attempt(self.play, FallBack())
 
     def pass_turn(self) -> bool:
-        return self._decline(Pass())
+        return self.attempt(self.play, Pass())
 
     def follow_advice(self) -> bool:
-        """Select what the advisor recommends and play it."""
+        """Play what the advisor recommends."""
+        return self.attempt(self._bot_move)
+
+    def _bot_move(self) -> None:
         advice = self.advice()
         if advice is None:
-            self.message = "there is no decision to advise on"
-            return False
+            raise IllegalActionError("there is no decision to advise on")
+        self._play_advice(advice)
+
+    def play_advice(self, advice: Advice, version: int) -> bool:
+        """Play a recommendation worked out earlier (on a worker thread) for the game at ``version``: refused
+        once the game has moved on."""
+        return self.attempt(self._play_advice, advice, version)
+
+    def _play_advice(self, advice: Advice, version: int | None = None) -> None:
+        if version is not None and version != self.version:
+            raise IllegalActionError("that advice was for an earlier decision")
         rec = advice.recommended
         if rec.battle_odds is None:
-            return self._decline(FallBack() if advice.phase == INVASION else Pass())
+            self.play(FallBack() if advice.phase == INVASION else Pass())
+            return
+        before = list(self.selection)
         self.selection = list(rec.cards)
-        return self._fight(Defend() if advice.phase == INVASION else Attack())
+        try:
+            self.play(Defend() if advice.phase == INVASION else Attack())
+        except IllegalActionError:
+            self.selection = before
+            raise
 
     # --- derived views (no side effects) --------------------------------------------------------
     def decision(self) -> str | None:
         """'invasion' or 'liberation' when the player must decide, else None."""
         return None if self.state.current_player() != 0 else self.state.battle_phase
 
-    def can(self, command: str) -> tuple[bool, str]:
-        """Whether a command is legal now, and why not: the view enables buttons from this."""
+    def decisions(self) -> tuple[KzinAction, ...]:
+        """The two decisions of the battle phase the player faces (none when nothing is to decide)."""
+        phase = self.decision()
+        if phase is None:
+            return ()
+        return (Defend(), FallBack()) if phase == INVASION else (Attack(), Pass())
+
+    def can(self, action: KzinAction | str) -> tuple[bool, str]:
+        """Whether a decision (an action, or its notation) is legal now with the selection, and why not."""
+        if isinstance(action, str):
+            action = {str(a): a for a in DECISIONS}[action]
         s = self.state
         if s.phase == OVER:
             return False, "the game is over: start a new game"
-        action = {"defend": Defend(), "attack": Attack(), "fall back": FallBack(), "pass": Pass()}[command]
         probe = s.clone()
         probe.committed = []
         reason = probe.illegal_reason(action) if isinstance(action, (FallBack, Pass)) else None
@@ -199,7 +252,7 @@ class KzinSession(param.Parameterized):
                 return False, wrong
             if not any(CARDS[k].type == HUMAN_FLEET for k in self.selection):
                 return False, ("you have no Fleet in play" if not s.fleets_in_play()
-                               else f"select at least one Fleet to {command}")
+                               else f"select at least one Fleet to {action}")
         return reason is None, reason or ""
 
     def table(self) -> list[CardView]:
@@ -244,27 +297,37 @@ class KzinSession(param.Parameterized):
         b = self.battle()
         return None if b is None else b.force_table()
 
+    def kzin_dice(self) -> int:
+        """How many d10 the Kzinti roll: one, plus the dice of the Conquest cards in play."""
+        return 1 + sum(c.dice for c in self.state.conquest_in_play())
+
     def kzin_force_table(self) -> pd.DataFrame | None:
         """The Kzin force alone (shown before any Fleet is selected)."""
         if not self.decision():
             return None
-        s = self.state
         from engine.core import dist
 
-        die = dist.dice_sum(1 + sum(c.dice for c in s.conquest_in_play()), 10) + s.kzin_const()
+        die = dist.dice_sum(self.kzin_dice(), 10) + self.state.kzin_const()
         t = dist.table(die, name="force")
         t.insert(0, "side", "Kzinti")
         return t
 
     def advice(self) -> Advice | None:
         """The advisor's ranking for the current decision (cached per decision)."""
-        if not self.decision():
+        return self.advice_for(self.state, self.version)
+
+    def advice_for(self, state: KzinState, version: int) -> Advice | None:
+        """The advisor's ranking for ``state``, the game at ``version`` (a snapshot a worker thread was handed):
+        computed once per version and rollout count, and kept for ``advice()`` and ``follow_advice()``."""
+        if state.current_player() != 0:
             return None
-        s = self.state
-        key = (self.version, self.advisor_rollouts)
-        if self._advice_cache is None or self._advice_cache[0] != key:
-            self._advice_cache = (key, advise(s, rollouts=self.advisor_rollouts, seed=self.seed + s.turn))
-        return self._advice_cache[1]
+        key = (version, self.advisor_rollouts)
+        cached = self._advice_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        advice = advise(state, rollouts=self.advisor_rollouts, seed=self.seed + state.turn)
+        self._advice_cache = (key, advice)
+        return advice
 
     def deck_counts(self) -> pd.DataFrame:
         """Cards left in the deck by type, and the exact chance that the next card is of each type.
@@ -295,89 +358,81 @@ class KzinSession(param.Parameterized):
         where = SPACES[s.kem - 1]["location"]
         if s.phase == OVER:
             return f"{s.winner} won on turn {s.turn}. The marker is on {s.kem} ({where})."
-        return f"Turn {s.turn}. The Expansion Marker is on space {s.kem} ({where}). {self._prompt()}"
+        return f"Turn {s.turn}. The Expansion Marker is on space {s.kem} ({where}). {self.prompt()}"
 
-    # --- saving -----------------------------------------------------------------------------
-    def save(self) -> str:
-        """The whole session as JSON: the saved game (core envelope), the generator, the log."""
-        return dump_session(SESSION_FORMAT, SESSION_VERSION, self.state, self._rng, self.seed, self.log,
-                            default=_json_default, running_odds=self.running_odds)
+    # --- running odds (rollouts: a view runs estimate_turn on a worker thread) ----------------------
+    def running_odds_todo(self) -> list[dict[str, Any]]:
+        """The log's turn starts that have no running-odds estimate yet (each with its ``snapshot``)."""
+        done = {e["turn"] for e in self.running_odds}
+        return [e for e in self.log if e.get("event") == "turn start" and e["turn"] not in done]
 
-    def load(self, text: str | bytes) -> bool:
-        """Load a saved session; a bad file sets ``message`` and the current game stays."""
-        try:
-            saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, KzinGame, "saved Man-Kzin Wars game")
-            check_entries(saved.log, "game log", LOG_FIELDS, {"snapshot": lambda v: isinstance(v, dict)})
-            for entry in saved.log:
-                if "snapshot" in entry:  # the running odds replay from these: the rules must accept each one
-                    saved.state.game.state_from_dict(entry["snapshot"])
-            odds = check_entries(saved.extra.get("running_odds", []), "running odds", RUNNING_ODDS_FIELDS)
-            if any(not e["low"] <= e["win"] <= e["high"] for e in odds):
-                raise StateFormatError("the running odds are damaged: an estimate outside its interval")
-        except (StateFormatError, KeyError, TypeError, ValueError) as exc:  # a snapshot the rules refuse
-            self.message = f"Could not load: {exc}. Your game goes on."
+    def record_running_odds(self, game_number: int, entries: list[dict[str, Any]]) -> bool:
+        """Merge estimates made for game ``game_number``; estimates of a game no longer in play are dropped."""
+        if game_number != self.game_number:
             return False
-        state, rng, seed, log = saved.state, saved.rng, saved.seed, saved.log
-        rules = state.rules
-        with param.parameterized.batch_call_watchers(self):
-            for k in RULE_OPTIONS:
-                setattr(self, k, getattr(rules, k))
-            self.seed = seed
-            self._rng = rng
-            self._game_id += 1
-            self.log = log
-            self.running_odds = odds
-            self.selection = []
-            self.last_move = None
-            self.state = state
-            self.message = "Game loaded. " + self._prompt()
-            self._changed()
+        have = {e["turn"] for e in self.running_odds}
+        merged = [*self.running_odds, *(e for e in entries if e["turn"] not in have)]
+        self.running_odds = sorted(merged, key=lambda e: e["turn"])
         return True
 
-    # --- running odds (rollouts; the view runs this off the main thread) -------------------------
     def estimate_running_odds(self, rollouts: int = 4000, on_progress: Callable[[float], None] | None = None) -> None:
-        """Estimate the chance of winning from the start of every turn so far that lacks an estimate.
+        """Estimate, here and now, the chance of winning from the start of every turn that lacks an estimate."""
+        game_number, rules, todo = self.game_number, self.state.rules, self.running_odds_todo()
+        for i, entry in enumerate(todo):
+            result = estimate_turn(rules, entry["snapshot"], rollouts, seed=self.seed + entry["turn"])
+            if not self.record_running_odds(game_number, [result]):
+                return  # a new game started meanwhile: these estimates belong to the old one
+            self.progress = (i + 1) / len(todo)
+            if on_progress:
+                on_progress(self.progress)
+        self.progress = 1.0
 
-        Each estimate is made by fast rollouts under the default (threshold) policy from the state
-        at the start of that turn, recorded in the log as ``snapshot``.
-        """
-        from engine.core import wilson_interval
-        from engine.kzin.fast import rollout_wins
+    # --- saving (the path itself is GameSession's) ---------------------------------------------------
+    def _save_extra(self) -> dict[str, Any]:
+        return {"running_odds": self.running_odds}
 
-        with self._lock:
-            game_id = self._game_id
-            done = {e["turn"] for e in self.running_odds}
-            todo = [e for e in self.log if e.get("event") == "turn start" and e["turn"] not in done]
-            results = list(self.running_odds)
-            game = KzinGame(rules=self.state.rules)
-            for i, entry in enumerate(todo):
-                state = game.state_from_dict(entry["snapshot"])
-                if state.phase == OVER:
-                    wins, n = (rollouts if state.winner != KZINTI else 0), rollouts
-                else:
-                    wins, n = rollout_wins(state, "threshold", rollouts, seed=self.seed + entry["turn"])
-                low, high = wilson_interval(wins, n)
-                results.append({"turn": entry["turn"], "win": wins / n, "low": low, "high": high})
-                if game_id != self._game_id:
-                    return  # a new game started meanwhile: these estimates belong to the old one
-                self.progress = (i + 1) / len(todo)
-                if on_progress:
-                    on_progress(self.progress)
-            results.sort(key=lambda e: e["turn"])
-            if game_id == self._game_id:
-                self.running_odds = results
-                self.progress = 1.0
+    def _check_saved(self, saved: SavedSession) -> dict[str, Any]:
+        check_entries(saved.log, "game log", LOG_FIELDS, {"snapshot": lambda v: isinstance(v, dict)})
+        for entry in saved.log:
+            if "snapshot" in entry:  # the running odds replay from these: the rules must accept each one
+                saved.state.game.state_from_dict(entry["snapshot"])
+        odds = check_entries(saved.extra.get("running_odds", []), "running odds", RUNNING_ODDS_FIELDS)
+        if any(not e["low"] <= e["win"] <= e["high"] for e in odds):
+            raise StateFormatError("the running odds are damaged: an estimate outside its interval")
+        return {"running_odds": odds}
+
+    def _restore(self, saved: SavedSession, extra: dict[str, Any]) -> None:
+        rules = saved.state.rules
+        for k in RULE_OPTIONS:
+            setattr(self, k, getattr(rules, k))
+        self.running_odds = extra["running_odds"]
+        self.selection = []
+        self.last_move = None
+
+    @staticmethod
+    def _json_default(obj: Any) -> Any:
+        if isinstance(obj, Fraction):
+            return float(obj)
+        if hasattr(obj, "__dataclass_fields__"):
+            return asdict(obj)
+        raise TypeError(f"cannot save {type(obj).__name__}")
+
+    def try_load(self, text: str | bytes) -> bool:
+        """Load a file for a view: a refused one says why in a notice, and the game goes on."""
+        try:
+            self.load(text)
+        except StateFormatError as exc:
+            self.notice = Notice(f"Could not load: {exc}. Your game goes on.", Level.DANGER)
+            return False
+        return True
 
     # --- internals ----------------------------------------------------------------------------
-    def _changed(self) -> None:
-        self.version += 1
-
     def _uncommitted(self, kind: int) -> int:
         return self.state.uncommitted()[kind]
 
-    def _toggle_refusal(self, kind: int) -> str:
+    def _commit_refusal(self, kind: Any) -> str:
         if type(kind) is not int or not 0 <= kind < len(CARDS):
-            return f"there is no card number {kind!r}"
+            return f"there is no card number {str(kind)[:20]!r}"
         c = CARDS[kind]
         phase = self.decision()
         if phase is None:
@@ -390,21 +445,25 @@ class KzinSession(param.Parameterized):
             return f"{c.name} counts only in the {c.only_phase.capitalize()} phase: it would add nothing now"
         return ""
 
-    def _fight(self, action: Defend | Attack) -> bool:
-        ok, reason = self.can(str(action))
+    def _commit(self, kind: int) -> None:
+        """Add one more copy of a card to the selection for the commitment."""
+        reason = self._commit_refusal(kind)
+        if not reason and self.selection.count(kind) >= self._uncommitted(kind):
+            reason = f"every {CARDS[kind].name} in play is selected already"
+        if reason:
+            raise IllegalActionError(reason)
+        self.selection = [*self.selection, kind]
+
+    def _fight(self, action: Defend | Attack) -> None:
+        ok, reason = self.can(action)
         if not ok:
-            self.message = reason
-            return False
+            raise IllegalActionError(reason)
         s = self.state
         trial = s.clone()
-        try:
-            trial.committed = []
-            for k in self.selection:
-                trial.apply_action(Commit(k))
-            trial.apply_action(action)
-        except IllegalActionError as exc:
-            self.message = str(exc)
-            return False
+        trial.committed = []
+        for k in self.selection:
+            trial.apply_action(Commit(k))
+        trial.apply_action(action)
         odds = Battle.from_state(s, self.selection).win_probability()
         phase = s.battle_phase
         before = s.kem
@@ -416,36 +475,34 @@ class KzinSession(param.Parameterized):
         battle = _entry(turn, f"{phase} battle", f"{action} with {names}; dice {rolls}; "
                         f"Humans {lb.human_force} vs Kzinti {lb.kzin_force}", float(odds), verdict)
         self._settle(trial, before, battle,
-                     f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force}).")
-        return True
+                     Notice(f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force}).",
+                            Level.SUCCESS if lb.humans_won else Level.WARNING))
 
-    def _decline(self, action: FallBack | Pass) -> bool:
+    def _decline(self, action: FallBack | Pass) -> None:
         s = self.state
         reason = s.illegal_reason(action)
         if reason:
-            self.message = reason
-            return False
+            raise IllegalActionError(reason)
         trial = s.clone()
         trial.committed = []
         before, turn = s.kem, s.turn
         trial.apply_action(action)
         detail = "the marker moves toward Earth" if isinstance(action, FallBack) else "no attack this turn"
         self._settle(trial, before, _entry(turn, str(action), detail, None, ""),
-                     "You fell back." if isinstance(action, FallBack) else "You passed.")
-        return True
+                     Notice("You fell back." if isinstance(action, FallBack) else "You passed."))
 
     def _roll_battle(self, trial: KzinState) -> list[int]:
         rolls = []
         while trial.current_player() < 0 and trial.phase != OVER and trial.battle_phase is not None:
-            outcome = sample_outcome(trial.chance_outcomes(), self._rng)
+            outcome = sample_outcome(trial.chance_outcomes(), self.rng)
             assert isinstance(outcome, Roll)
             rolls.append(outcome.value)
             trial.apply_action(outcome)
         return rolls
 
-    def _settle(self, trial: KzinState, marker_before: int, entry: dict, message: str) -> None:
+    def _settle(self, trial: KzinState, marker_before: int, entry: dict, said: Notice) -> None:
         """Publish a decided turn: ``trial`` is played on to the next decision first, then the state, its log
-        and the message change together, so a view or a worker thread never sees the turn half played."""
+        and the notice change together, so a view or a worker thread never sees the turn half played."""
         drawn = self._advance(trial)
         with param.parameterized.batch_call_watchers(self):
             self.log = [*self.log, entry, *drawn]
@@ -453,7 +510,10 @@ class KzinSession(param.Parameterized):
             self.state = trial
             if trial.kem != marker_before:
                 self.last_move = (marker_before, trial.kem)
-            self.message = f"{message} {self._prompt()}".strip()
+            after = self._turn_notice()
+            level = after.level if after.level in (Level.SUCCESS, Level.DANGER) or said.level == Level.INFO \
+                else said.level
+            self.notice = Notice(f"{said.text} {after.text}".strip(), level)
             self._changed()
 
     def _advance(self, s: KzinState) -> list[dict]:
@@ -462,7 +522,7 @@ class KzinSession(param.Parameterized):
         while s.current_player() < 0 and s.phase != OVER:
             if s.phase == "draw":
                 entries.append(_entry(s.turn, "turn start", f"marker on {s.kem}", None, "", snapshot=s.to_dict()))
-                draw = sample_outcome(s.chance_outcomes(), self._rng)
+                draw = sample_outcome(s.chance_outcomes(), self.rng)
                 assert isinstance(draw, Draw)
                 c = CARDS[draw.kind]
                 p = Fraction(s.pile[draw.kind], sum(s.pile))
@@ -470,12 +530,19 @@ class KzinSession(param.Parameterized):
                 entries.append(_entry(turn, "draw", f"{c.name} ({c.type_name})", float(p), ""))
                 s.apply_action(draw)
             else:  # dice of a battle already committed (only after loading a mid-battle save)
-                s.apply_action(sample_outcome(s.chance_outcomes(), self._rng))
+                s.apply_action(sample_outcome(s.chance_outcomes(), self.rng))
         if s.phase == OVER:
             entries.append(_entry(s.turn, "game over", f"{s.winner} win", None, s.winner))
         return entries
 
-    def _prompt(self) -> str:
+    def _turn_notice(self) -> Notice:
+        """The prompt of the decision now, at the level it deserves (an invasion warns, the end is final)."""
+        s = self.state
+        if s.phase == OVER:
+            return Notice(self.prompt(), Level.SUCCESS if s.winner != KZINTI else Level.DANGER)
+        return Notice(self.prompt(), Level.WARNING if s.phase == "invasion" else Level.INFO)
+
+    def prompt(self) -> str:
         s = self.state
         if s.phase == OVER:
             return f"Game over: the {s.winner} won."
@@ -498,12 +565,4 @@ def _entry(turn: int, event: str, detail: str, odds: float | None, outcome: str,
     return entry
 
 
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, Fraction):
-        return float(obj)
-    if hasattr(obj, "__dataclass_fields__"):
-        return asdict(obj)
-    raise TypeError(f"cannot save {type(obj).__name__}")
-
-
-__all__ = ["EARTH", "HOME_WORLDS", "CardView", "KzinSession"]
+__all__ = ["DECISIONS", "EARTH", "HOME_WORLDS", "CardView", "KzinSession", "estimate_turn"]

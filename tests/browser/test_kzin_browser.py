@@ -29,7 +29,7 @@ MARKER_ON = """([name, kem]) => {
   for (const r of v.model.renderers) {
     const d = r.data_source ? r.data_source.data : null;
     const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
-    if (get("marker") !== undefined) return get("space")[0] == kem;
+    if (get("marker") !== undefined) return get("tx")[0] == kem;
   }
   return false;
 }"""
@@ -43,8 +43,8 @@ def open_game(page, url, pages, count=1):
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg="track")
     until(lambda: len(pages) >= count, page)
-    dash = pages[count - 1].dashboard
-    dash.session.advisor_rollouts = dash.running_rollouts = 300  # lighter background work on a shared machine
+    dash = pages[count - 1]
+    dash.session.advisor_rollouts = dash.running.rollouts = 300  # lighter background work on a shared machine
     return dash
 
 
@@ -68,7 +68,7 @@ def new_game(page, dash, seed):
     seed_box = page.locator("input").first
     seed_box.fill(str(seed))
     seed_box.press("Enter")
-    until(lambda: dash._seed.value == seed, page)
+    until(lambda: dash.controls.seed.value == seed, page)
     version = dash.session.version  # bumped last, once the new game waits for the first decision
     page.get_by_role("button", name="New game").click()
     until(lambda: dash.session.version > version and dash.session.seed == seed, page)
@@ -149,7 +149,7 @@ def test_play_an_invasion_and_a_liberation_save_load_and_lose(page, serve_app, c
     bad.write_text('{"format": "something else"}')
     version = s.version
     choose_file(page, bad)
-    until(lambda: "Could not load" in s.message, page)
+    until(lambda: "Could not load" in s.notice.text, page)
     expect(page.get_by_text("Could not load").first).to_be_visible(timeout=WAIT)
     assert s.version == version
     good = tmp_path / "game.json"
@@ -167,16 +167,15 @@ def test_play_an_invasion_and_a_liberation_save_load_and_lose(page, serve_app, c
     end = tmp_path / "end.json"
     end.write_text(near_the_end())
     choose_file(page, end)
-    until(lambda: s.state.kem == 2 and s.decision() == "invasion" and dash._rule_widgets["start_space"].value == 3,
+    until(lambda: s.state.kem == 2 and s.decision() == "invasion" and dash.controls.rules["start_space"].value == 3,
           page)
-    assert s.start_space == 3 and "Game loaded" in s.message
+    assert s.start_space == 3 and "Game loaded" in s.notice.text
     page.get_by_role("button", name="Fall back", exact=True).click()
     until(lambda: s.state.phase == "over", page)
     expect(page.get_by_text("Game over: the Kzinti won").first).to_be_visible(timeout=WAIT)
     page.wait_for_function(MARKER_ON, arg=["track", 1], timeout=WAIT)
-    assert all(b.disabled and not b.visible for b in dash._buttons.values())
+    assert all(b.disabled and not b.visible for b in dash.decisions.buttons.values())
     expect(page.get_by_text("The game is over: start a new game below.")).to_be_visible(timeout=WAIT)
-    dash.wait_idle()
     shot(page, "5_game_over")
     assert console_errors == []
 
@@ -199,6 +198,31 @@ def test_two_tabs_play_independent_games(page, serve_app, console_errors):
     expect(page.get_by_text(f"seed {SEED}")).to_have_count(0, timeout=WAIT)
     other.close()
     assert console_errors == []
+
+
+def test_seed_5_followed_by_the_advice_to_turn_8(page, serve_app, console_errors, server_errors):
+    """The game that once broke the page: on turn 3 the attack is lost and every card discarded, turn 4 falls
+    back, and the turn 5 update raised in the tiles. Played by "Follow the advice" alone, with the advisor's
+    default rollouts, the page follows every move: the marker where the status says, the button live again."""
+    url, pages = serve(serve_app)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    dash = open_game(page, url, pages)
+    s = dash.session
+    s.advisor_rollouts = 4000
+    new_game(page, dash, 5)
+    follow = page.get_by_role("button", name="Follow the advice")
+    while s.state.turn < 8 and s.state.phase != "over":
+        version, turn = s.version, s.state.turn
+        expect(follow).to_be_enabled(timeout=60_000)
+        follow.click()
+        until(lambda version=version: s.version > version, page)
+        assert s.state.turn > turn or s.state.phase == "over"
+        page.wait_for_function(MARKER_ON, arg=["track", s.state.kem], timeout=WAIT)
+        expect(page.get_by_text(f"Expansion Marker on space {s.state.kem}")).to_be_visible(timeout=WAIT)
+    assert s.state.turn >= 8 or s.state.phase == "over"
+    expect(page.locator(".advice")).to_contain_text("Recommended", timeout=60_000)
+    shot(page, "6_seed5_turn8")
+    assert console_errors == [] and server_errors == []
 
 
 def near_the_end() -> str:

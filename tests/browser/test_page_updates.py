@@ -17,7 +17,7 @@ import traceback
 
 import panel as pn
 import pytest
-from browser_helpers import BOARD_READY, serve_pages, wait_for
+from browser_helpers import BOARD_READY, dashboard_of, new_game_button, serve_pages, wait_for
 from panel.io.state import set_curdoc
 
 from apps import kf2100, kzin, zoo
@@ -59,20 +59,20 @@ def test_new_game_outside_the_document_lock_updates_the_page(page, serve_app, co
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=20_000)
     wait_for(lambda: pages, page)
-    dash = pages[0].dashboard
-    session = dash.session
+    session = dashboard_of(pages[0]).session
+    doc = pages[0].served_document
     before = session.version
 
-    wait_for(lambda: pn.state._loaded.get(dash._doc), page)
+    wait_for(lambda: pn.state._loaded.get(doc), page)
 
     def click_new_game():
-        dash._new.clicks += 1  # what Panel does for the button's click event: its on_click handlers run
+        new_game_button(pages[0]).clicks += 1  # what Panel does for the button's click event: its handlers run
 
-    errors = run_as_a_late_click(dash._doc, click_new_game, before_load=True)
+    errors = run_as_a_late_click(doc, click_new_game, before_load=True)
     assert not errors, "\n".join(errors)
     wait_for(lambda: session.version > before, page)
     middle = session.version
-    errors = run_as_a_late_click(dash._doc, click_new_game)  # and once more, over a game in progress
+    errors = run_as_a_late_click(doc, click_new_game)  # and once more, over a game in progress
     assert not errors, "\n".join(errors)
     wait_for(lambda: session.version > middle, page)
     page.wait_for_timeout(300)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_helpers import BOARD_READY, serve_pages, wait_for
+from browser_helpers import BOARD_READY, dashboard_of, serve_pages, wait_for
 from playwright.sync_api import expect
 
 from apps import kf2100, kzin, zoo
@@ -22,7 +22,7 @@ def test_reload_then_resume_brings_back_the_same_game(page, serve_app, console_e
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=WAIT)
     wait_for(lambda: pages, page)
-    first = pages[0].dashboard.session
+    first = dashboard_of(pages[0]).session
     expect(page.get_by_role("button", name="Resume the last game")).to_have_count(0)
     seed = page.get_by_label("Seed")
     seed.fill("7")
@@ -35,7 +35,7 @@ def test_reload_then_resume_brings_back_the_same_game(page, serve_app, console_e
     page.reload()
     page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=WAIT)
     wait_for(lambda: len(pages) == 2, page)
-    second = pages[1].dashboard.session
+    second = dashboard_of(pages[1]).session
     assert second.seed != 7
     page.get_by_role("button", name="Resume the last game").click()
     wait_for(lambda: second.seed == 7, page, timeout=WAIT / 1000)

@@ -5,7 +5,10 @@ import json
 import pytest
 from kzin_helpers import draw, fresh, put_in_play
 
+from engine.core import IllegalActionError, StateFormatError
+from engine.core.session import BOT, Level, Seat
 from engine.kzin.cards import CARDS, card
+from engine.kzin.rules import Attack, Commit, Defend, Draw, FallBack
 from engine.kzin.session import KzinSession
 
 
@@ -40,7 +43,7 @@ def test_toggle_refuses_cards_that_add_nothing_and_changes_nothing():
     tech = card("Interstellar Trade").index
     before = (s.state.to_json(), list(s.selection))
     assert not s.toggle(tech)
-    assert "not in play" in s.message or "never committed" in s.message
+    assert "not in play" in s.notice.text or "never committed" in s.notice.text
     assert not s.toggle(999)
     assert (s.state.to_json(), list(s.selection)) == before
 
@@ -61,7 +64,7 @@ def test_odds_follow_the_selection_and_the_log_tells_the_odds_it_had():
     assert s.attack()
     battle = [e for e in s.log if e["event"] == "liberation battle"][-1]
     assert battle["odds"] == pytest.approx(float(p))
-    assert f"You had {float(p):.0%}" in s.message
+    assert f"You had {float(p):.0%}" in s.notice.text
 
 
 def test_toggle_twice_unselects():
@@ -129,7 +132,7 @@ def test_save_and_load_restore_the_same_game_and_future():
     play_until(s, "liberation")
     text = s.save()
     t = KzinSession(seed=99)
-    assert t.load(text)
+    t.load(text)
     assert t.state.to_json() == s.state.to_json() and t.log == s.log and t.seed == 8
     # The generator was saved too: both go on identically.
     for x in (s, t):
@@ -143,8 +146,11 @@ def test_save_and_load_restore_the_same_game_and_future():
 def test_a_bad_file_keeps_the_current_game(bad):
     s = KzinSession(seed=3)
     before = s.state.to_json()
-    assert not s.load(bad)
-    assert "Could not load" in s.message and "goes on" in s.message
+    with pytest.raises(StateFormatError):
+        s.load(bad)
+    assert s.state.to_json() == before
+    assert not s.try_load(bad)
+    assert "Could not load" in s.notice.text and "goes on" in s.notice.text and s.notice.level == Level.DANGER
     assert s.state.to_json() == before
 
 
@@ -154,8 +160,9 @@ def test_a_tampered_file_is_refused():
     data["game"]["state"]["kem"] = 11
     other = KzinSession(seed=1)
     before = other.state.to_json()
-    assert not other.load(json.dumps(data))
-    assert "changed after it was saved" in other.message and other.state.to_json() == before
+    with pytest.raises(StateFormatError, match="changed after it was saved"):
+        other.load(json.dumps(data))
+    assert other.state.to_json() == before
 
 
 def test_two_sessions_are_independent():
@@ -226,8 +233,8 @@ def test_a_forged_log_with_a_good_checksum_is_refused(change, words):
     s.running_odds = [{"turn": 1, "win": 0.01, "low": 0.005, "high": 0.02}]
     other = KzinSession(seed=1)
     before = other.state.to_json()
-    assert not other.load(forged(s.save(), change))
-    assert words in other.message and "goes on" in other.message and other.state.to_json() == before
+    assert not other.try_load(forged(s.save(), change))
+    assert words in other.notice.text and "goes on" in other.notice.text and other.state.to_json() == before
 
 
 def test_draws_are_played_before_the_game_is_published(monkeypatch):
@@ -249,3 +256,71 @@ def test_draws_are_played_before_the_game_is_published(monkeypatch):
     assert len(seen) == 2 and not any(seen)
     assert [player for _, player, _ in versions] == [0, 0]  # each change is seen at the player's decision
     assert versions[1][2] > versions[0][2] > 1
+
+
+def test_play_takes_typed_actions_and_refuses_the_rest_changing_nothing():
+    s = KzinSession(seed=5)
+    assert play_until(s, "liberation")
+    before = (s.state.to_json(), list(s.selection), s.version, list(s.log))
+    fleet = next(c for c in s.table() if c.type == "H")
+    for bad in ("attack", Defend(), FallBack(), Draw(0), Commit(999), Commit(-1), Commit("x"), None, 3):
+        with pytest.raises(IllegalActionError):
+            s.play(bad)
+        assert (s.state.to_json(), list(s.selection), s.version, list(s.log)) == before
+    with pytest.raises(IllegalActionError, match="select at least one Fleet"):
+        s.play(Attack())
+    s.play(Commit(fleet.kind))
+    assert s.selection == [fleet.kind]
+    for _ in range(s.state.in_play[fleet.kind] - 1):
+        s.play(Commit(fleet.kind))
+    with pytest.raises(IllegalActionError, match="selected already"):
+        s.play(Commit(fleet.kind))
+    turn = s.state.turn
+    s.play(Attack())
+    assert s.state.turn > turn and s.selection == [] and s.log[-1]["turn"] >= turn
+
+
+def test_a_refusal_is_a_warning_notice_and_keeps_the_version():
+    s = KzinSession(seed=5)
+    assert play_until(s, "liberation")
+    version = s.version
+    assert not s.attack()
+    assert s.notice.level == Level.WARNING and "Fleet" in s.notice.text and s.version == version
+    assert s.pass_turn() and s.version > version
+
+
+def test_notices_carry_their_level_not_words_to_search():
+    s = KzinSession(seed=5)
+    assert play_until(s, "invasion")
+    assert s.notice.level == Level.WARNING and "invades" in s.notice.text
+    assert s.fall_back()
+    levels = set()
+    for _ in range(60):
+        if s.state.phase == "over":
+            break
+        s.follow_advice()
+        levels.add(s.notice.level)
+    assert s.state.phase == "over"
+    assert s.notice.level == (Level.SUCCESS if s.state.winner == "Humans" else Level.DANGER)
+
+
+def test_a_bot_seat_plays_the_advice_and_a_person_seat_is_not_stepped():
+    s = KzinSession(seed=5, advisor_rollouts=100)
+    with pytest.raises(IllegalActionError, match="no bot"):
+        s.step()
+    s.seats = [Seat("Humans", BOT)]
+    assert s.bot_to_move()
+    turn = s.state.turn
+    s.step()
+    assert s.state.turn > turn
+    with pytest.raises(ValueError):
+        Seat("Humans", "robot")
+
+
+def test_advice_for_an_earlier_decision_is_refused():
+    s = KzinSession(seed=5, advisor_rollouts=100)
+    advice, version = s.advice(), s.version
+    assert s.pass_turn() if s.decision() == "liberation" else s.fall_back()
+    before = s.state.to_json()
+    assert not s.play_advice(advice, version)
+    assert "earlier decision" in s.notice.text and s.state.to_json() == before

@@ -1,0 +1,118 @@
+"""The Man-Kzin Wars charts as HoloViews DynamicMaps bound to the session's parameters.
+
+A DynamicMap redraws in place when a parameter it depends on changes, in a served tab and in a notebook
+cell alike (HoloViews sends the new data through the same channel Panel uses for widgets), so no chart
+is fed by hand. Each chart's Bokeh figure is named (``track``, ``forces``, ``running``) for the browser
+tests.
+"""
+
+from __future__ import annotations
+
+import holoviews as hv
+import panel as pn
+from bokeh.models import NumeralTickFormatter
+
+from apps.kzin import views
+from engine.kzin.cards import SPACES
+from engine.kzin.session import KzinSession
+
+PERCENT = NumeralTickFormatter(format="0%")
+NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
+
+
+def use_bokeh() -> None:
+    """Make Bokeh HoloViews' current backend, as ``hv.extension("bokeh")`` does but without sending the notebook
+    any JavaScript (a notebook loads that itself, once, in its own first cell)."""
+    if hv.Store.current_backend != "bokeh" or "bokeh" not in hv.Store.renderers:
+        hv.renderer("bokeh")
+        hv.Store.set_current_backend("bokeh")
+
+
+def _named(name: str) -> dict:
+    return {"backend_opts": {"plot.name": name}}
+
+
+def track(session: KzinSession) -> hv.Overlay:
+    """The 12 spaces from Earth to the Kzin Home Worlds, the Expansion Marker and its last move."""
+    use_bokeh()
+    spaces = [int(s["space"]) for s in SPACES]
+    colours = ["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES]
+    board = hv.Rectangles([(x - 0.47, 0, x + 0.47, 1, c) for x, c in zip(spaces, colours, strict=True)],
+                          kdims=["tx0", "ty0", "tx1", "ty1"], vdims=["colour"]).opts(
+        color="colour", line_color="#9ca3af", **NO_TOOLS)
+    numbers = hv.Labels([(x, 0.8, str(x)) for x in spaces], kdims=["tx", "ty"], vdims=["text"]).opts(
+        text_font_size="13px", text_font_style="bold", text_color="#374151", **NO_TOOLS)
+    names = hv.Labels([(int(s["space"]), 0.5, s["location"].replace(" ", "\n")) for s in SPACES],
+                      kdims=["tx", "ty"], vdims=["text"]).opts(text_font_size="10px", text_color="#374151",
+                                                               **NO_TOOLS)
+    ends = hv.Labels([(1, -0.2, "Kzinti win"), (12, -0.2, "Humans win")], kdims=["tx", "ty"],
+                     vdims=["text"]).opts(text_font_size="10px", text_color="#6b7280", **NO_TOOLS)
+
+    def moving(version: int, last_move: tuple | None) -> hv.Overlay:
+        kem = views.marker_space(session)
+        move = views.last_move(session)
+        left = [x - 0.47 for x in move["x0"]]
+        right = [x + 0.47 for x in move["x0"]]
+        left_box = hv.Rectangles([(a, 0, b, 1) for a, b in zip(left, right, strict=True)],
+                                 kdims=["tx0", "ty0", "tx1", "ty1"]).opts(
+            fill_alpha=0, line_dash="dashed", line_color="#111827", line_width=2, **NO_TOOLS)
+        arrow = hv.Segments([(a, y, b, y) for a, b, y in zip(move["x0"], move["x1"], move["y"], strict=True)],
+                            kdims=["tx0", "ty0", "tx1", "ty1"]).opts(color="#111827", line_width=3, **NO_TOOLS)
+        head = hv.Points([(b, y, a) for b, y, a in zip(move["x1"], move["y"], move["angle"], strict=True)],
+                         kdims=["tx", "ty"], vdims=["angle"]).opts(
+            marker="triangle", angle=hv.dim("angle"), size=14, color="#111827", **NO_TOOLS)
+        label = hv.Labels([(x, y, t) for x, y, t in zip(move["lx"], move["ly"], move["label"], strict=True)],
+                          kdims=["tx", "ty"], vdims=["text"]).opts(text_font_size="11px", **NO_TOOLS)
+        marker = hv.Points([(kem, 0.2, "Expansion Marker")], kdims=["tx", "ty"], vdims=["marker"]).opts(
+            marker="diamond", size=26, color="#f59e0b", line_color="#111827", line_width=2,
+            tools=["hover"], default_tools=[], toolbar=None)
+        return left_box * arrow * head * label * marker
+
+    dynamic = hv.DynamicMap(pn.bind(moving, session.param.version, session.param.last_move))
+    return (board * numbers * names * ends * dynamic).opts(
+        hv.opts.Overlay(height=190, responsive=True, min_width=600, xlim=(0.4, 12.6), ylim=(-0.35, 1.6),
+                        xaxis=None, yaxis=None, show_frame=False, show_grid=False, toolbar=None,
+                        **_named("track")))
+
+
+def forces(session: KzinSession) -> hv.DynamicMap:
+    """P(force) of each side of the battle in view, and the chance to win in the title."""
+    use_bokeh()
+
+    def draw(version: int, selection: list[int]) -> hv.Overlay:
+        sides = views.force_sides(session)
+        layers = []
+        for side, colour in (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR)):
+            if side in sides:
+                force, p = views.force_distribution(*sides[side])
+                edges, values = [*(force - 0.5), force[-1] + 0.5], list(p)
+            else:
+                edges, values = [0.0, 1.0], [0.0]
+            layers.append(hv.Histogram((edges, values), kdims=["force"], vdims=["P(force)"], label=side).opts(
+                color=colour, fill_alpha=0.45, line_color=colour, **NO_TOOLS))
+        return hv.Overlay(layers).opts(title=views.forces_title(session))
+
+    return hv.DynamicMap(pn.bind(draw, session.param.version, session.param.selection)).opts(
+        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top", ylim=(0, None),
+                        yformatter=PERCENT, toolbar=None, **_named("forces")))
+
+
+def running(session: KzinSession) -> hv.DynamicMap:
+    """The estimated chance of winning the game at the start of every turn, with its 95% interval."""
+    use_bokeh()
+
+    def draw(running_odds: list[dict]) -> hv.Overlay:
+        d = views.running_data(running_odds)
+        band = hv.Area((d["turn"], d["low"], d["high"]), kdims=["turn"], vdims=["low", "high"],
+                       label="95% interval").opts(color="#93c5fd", alpha=0.5, line_alpha=0, **NO_TOOLS)
+        line = hv.Curve((d["turn"], d["win"]), kdims=["turn"], vdims=["P(win the game)"], label="estimate").opts(
+            color=views.HUMAN_COLOUR, line_width=2, **NO_TOOLS)
+        dots = hv.Scatter((d["turn"], d["win"], d["low"], d["high"]), kdims=["turn"],
+                          vdims=["P(win the game)", "low", "high"]).opts(
+            color=views.HUMAN_COLOUR, size=6, tools=["hover"], default_tools=[], toolbar=None)
+        return band * line * dots
+
+    return hv.DynamicMap(pn.bind(draw, session.param.running_odds)).opts(
+        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top", ylim=(0, None),
+                        yformatter=NumeralTickFormatter(format="0.0%"), toolbar=None,
+                        title="Chance of winning the game, turn by turn", **_named("running")))

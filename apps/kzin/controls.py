@@ -1,0 +1,188 @@
+"""What the player clicks on the Man-Kzin Wars page: the card tiles, the four decisions and the game controls.
+
+Each is a :class:`panel.viewable.Viewer` over the session: its content is bound to the session's parameters,
+and its clicks call the session's commands with typed actions (``Defend()``, ``FallBack()``), which refuse
+an illegal one with a notice and change nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+import param
+
+from apps._files import GameFiles
+from apps.kzin import views
+from engine.kzin.cards import HUMAN_FLEET, TACTICS
+from engine.kzin.rules import RULE_OPTIONS, KzinAction
+from engine.kzin.session import DECISIONS, KzinSession
+
+RULE_LABELS = {
+    "reshuffle": "Reshuffle the discards when the deck runs out",
+    "kzin_fleet_force": "The invading Kzin Fleet's own force counts",
+    "fallback_discards_conquest": "Falling back discards the Conquest cards",
+    "kzin_base_force": "Kzin base force",
+    "start_space": "Marker starts on space",
+}
+TILE_CSS = """
+:host .bk-btn {{ height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
+  font-size: 13px; border: 1px solid #d1d5db; border-left: 7px solid {colour}; padding: 6px 10px;
+  background: #ffffff; color: #111827; }}
+:host(.selected) .bk-btn {{ background: {colour} !important; color: #ffffff !important;
+  border-color: {colour}; box-shadow: 0 0 0 2px #111827; }}
+:host .bk-btn:disabled {{ opacity: 0.55; background: #f3f4f6; }}
+"""
+
+
+class CardTiles(pn.viewable.Viewer):
+    """The Human Fleets and Tactics in play, one tile a copy: a click selects or unselects it for the battle.
+
+    The tiles are a pool of buttons that follows the table: a tile is shown, relabelled or hidden when the
+    cards or the selection change, never built again, so a click always lands on a live button and a long
+    game does not pile up widgets."""
+
+    session = param.ClassSelector(class_=KzinSession)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.buttons: list[pn.widgets.Button] = []
+        self._keys: list[tuple[int, int]] = []  # (kind, copy) of each shown tile
+        self._box = pn.FlexBox(margin=0)
+        self._empty = pn.pane.Markdown("No Human Fleet or Tactics card in play.", styles={"color": "#6b7280"})
+        self.session.param.watch(self._follow, ["version", "selection"])
+        self._follow()
+
+    def _follow(self, *_events: Any) -> None:
+        table = [v for v in self.session.table() if v.type in (HUMAN_FLEET, TACTICS)]
+        while len(self.buttons) < len(table):
+            slot = len(self.buttons)
+            tile = pn.widgets.Button(margin=4, css_classes=["tile"])
+            tile.on_click(lambda _e, slot=slot: self._click_slot(slot))
+            self.buttons.append(tile)
+        for slot, tile in enumerate(self.buttons):
+            if slot >= len(table):
+                if tile.visible:
+                    tile.visible = False
+                continue
+            v = table[slot]
+            new = {"label": views.tile_label(v), "disabled": not v.selectable, "visible": True,
+                   "css_classes": ["tile", "selected"] if v.selected else ["tile"],
+                   "stylesheets": [TILE_CSS.format(colour=views.TYPE_COLOURS[v.type])]}
+            changed = {k: x for k, x in new.items() if getattr(tile, k) != x}
+            if changed:
+                tile.param.update(**changed)
+        self._keys = [(v.kind, v.copy) for v in table]
+        if len(self._box.objects) != len(self.buttons):
+            self._box.objects = list(self.buttons)
+        self._empty.visible = not table
+
+    def shown(self) -> list[pn.widgets.Button]:
+        """The tiles on the table now, in the table's order."""
+        return self.buttons[: len(self._keys)]
+
+    def _click_slot(self, slot: int) -> bool:
+        if slot >= len(self._keys):
+            self.session.refuse("that card is no longer in play")
+            return False
+        return self.click(*self._keys[slot])
+
+    def click(self, kind: int, copy: int) -> bool:
+        """Select or unselect one copy of a card in play."""
+        kinds = views.choose_copy(self.session, kind, copy)
+        if kinds is None:
+            self.session.refuse("that card is no longer in play")
+            return False
+        return self.session.select(kinds)
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Column(self._box, self._empty, margin=0, sizing_mode="stretch_width")
+
+
+class Decisions(pn.viewable.Viewer):
+    """Defend or fall back in an Invasion, attack or pass in a Liberation; why a disabled one cannot be taken."""
+
+    session = param.ClassSelector(class_=KzinSession)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        s = self.session
+        self.buttons: dict[str, pn.widgets.Button] = {}
+        for action in DECISIONS:
+            button = pn.widgets.Button(
+                label=str(action).capitalize(), width=110, margin=(4, 6),
+                color="primary" if str(action) in ("defend", "attack") else "default",
+                visible=pn.bind(lambda _v, a=action: a in s.decisions(), s.param.version),
+                disabled=pn.bind(lambda _v, _sel, a=action: not s.can(a)[0], s.param.version, s.param.selection))
+            button.on_click(lambda _e, a=action: self.decide(a))
+            self.buttons[str(action)] = button
+        self.reasons = pn.pane.HTML(pn.bind(lambda _v, _sel: views.reasons_html(s), s.param.version,
+                                            s.param.selection),
+                                    styles={"color": "#6b7280", "font-size": "13px"}, margin=(0, 8))
+
+    def decide(self, action: KzinAction) -> bool:
+        return self.session.attempt(self.session.play, action)
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Column(pn.Row(*self.buttons.values(), margin=(4, 0)), self.reasons, sizing_mode="stretch_width")
+
+
+class GameControls(pn.viewable.Viewer):
+    """The seed and rule options of the next game, New game, and the game files (save, load, resume)."""
+
+    session = param.ClassSelector(class_=KzinSession)
+    autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        s = self.session
+        self.seed = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=110)
+        self.rules: dict[str, pn.widgets.Widget] = {}
+        for k in RULE_OPTIONS:
+            p = s.param[k]
+            if isinstance(p, param.Boolean):
+                self.rules[k] = pn.widgets.Checkbox(label=RULE_LABELS[k], value=getattr(s, k))
+            else:
+                self.rules[k] = pn.widgets.IntInput(label=RULE_LABELS[k], value=getattr(s, k), start=p.bounds[0],
+                                                    end=p.bounds[1], width=150)
+        self.new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
+        self.new.on_click(lambda _e: self.new_game())
+        self.files = GameFiles("kzin", self._filename(), s, self.load_text, self.autosave)
+        s.param.watch(self._follow_game, ["version"])
+
+    def new_game(self) -> bool:
+        """Start a new game with the seed and rule options in the controls; a bad field keeps the game."""
+        s = self.session
+        seed = self.seed.value
+        if seed is None or seed < 0:
+            s.refuse("Enter a seed: a whole number from 0.")
+            return False
+        options = {k: w.value for k, w in self.rules.items()}
+        for k, value in options.items():  # checked before anything changes: a refused option keeps the game
+            bounds = getattr(s.param[k], "bounds", None)
+            if bounds is not None and (value is None or not bounds[0] <= value <= bounds[1]):
+                s.refuse(f"Enter {RULE_LABELS[k]}: a whole number from {bounds[0]} to {bounds[1]}.")
+                return False
+        with param.parameterized.batch_call_watchers(s):
+            s.param.update(**options)
+            return s.new_game(int(seed))
+
+    def load_text(self, text: str | bytes) -> bool:
+        """Load a saved game (a file's text, or the autosave); the controls then show its seed and rules."""
+        if not self.session.try_load(text):
+            return False
+        self.seed.value = self.session.seed
+        for k, w in self.rules.items():
+            w.value = getattr(self.session, k)
+        return True
+
+    def _filename(self) -> str:
+        return f"man-kzin-wars-seed{self.session.seed}-turn{self.session.state.turn}.json"
+
+    def _follow_game(self, *_events: Any) -> None:
+        self.files.download.filename = self._filename()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        numbers = [w for w in self.rules.values() if isinstance(w, pn.widgets.IntInput)]
+        boxes = [w for w in self.rules.values() if isinstance(w, pn.widgets.Checkbox)]
+        return pn.Column(pn.Row(self.seed, *numbers, self.new), *boxes, self.files.row(), sizing_mode="stretch_width")

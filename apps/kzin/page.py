@@ -1,0 +1,107 @@
+"""The Man-Kzin Wars page: the track, the cards in play, the decisions and the odds behind them.
+
+:class:`KzinPage` lays out the components over one :class:`~engine.kzin.session.KzinSession`. Every part is
+bound to the session's parameters, so the same page is live in a served tab and in a notebook cell.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import panel as pn
+import param
+
+from apps.kzin import charts, views
+from apps.kzin.controls import CardTiles, Decisions, GameControls
+from apps.kzin.panels import LEFT_TABLE, Advisor, RunningOdds
+from engine.core.session import Notice
+from engine.kzin.session import KzinSession
+
+BOX = {"background": "#ffffff", "border": "1px solid #e5e7eb", "border-radius": "10px",
+       "padding": "4px 12px 10px 12px", "box-shadow": "0 1px 3px rgba(0,0,0,0.06)"}
+NOTICE_CSS = """
+:host .notice { padding: 10px 14px; border-radius: 6px; border: 1px solid; font-size: 14px; }
+:host .info { background: #eff6ff; border-color: #bfdbfe; color: #1e3a8a; }
+:host .success { background: #f0fdf4; border-color: #bbf7d0; color: #14532d; }
+:host .warning { background: #fffbeb; border-color: #fde68a; color: #78350f; }
+:host .danger { background: #fef2f2; border-color: #fecaca; color: #7f1d1d; }
+"""
+
+
+def box(title: str, *objects: Any, **kwargs: Any) -> pn.Column:
+    """A white card with a heading."""
+    return pn.Column(pn.pane.Markdown(f"### {title}", margin=(0, 0, -8, 0)), *objects, styles=BOX,
+                     margin=(6, 6), sizing_mode="stretch_width", **kwargs)
+
+
+def notice_html(notice: Notice) -> str:
+    """A notice as an alert box: its text is escaped, so a file's words can never become markup."""
+    if not notice.text:
+        return ""
+    return f"<div class='notice {notice.level.value}' role='status'>{html.escape(notice.text)}</div>"
+
+
+class KzinPage(pn.viewable.Viewer):
+    """One Man-Kzin Wars game on a page (a browser tab or a notebook cell)."""
+
+    session = param.ClassSelector(class_=KzinSession, doc="The game this page plays.")
+    autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
+    running_rollouts = param.Integer(default=2000, bounds=(100, None), doc="Rollouts per turn for the running odds.")
+
+    def __init__(self, **params: Any) -> None:
+        if params.get("session") is None:
+            params["session"] = KzinSession()
+        super().__init__(**params)
+        s = self.session
+        self.tiles = CardTiles(session=s)
+        self.decisions = Decisions(session=s)
+        self.controls = GameControls(session=s, autosave=self.autosave)
+        self.advisor = Advisor(session=s)
+        self.running = RunningOdds(session=s, rollouts=self.running_rollouts)
+        self._layout = self._build()
+
+    def _bound(self, fn: Any, *deps: Any) -> Any:
+        """``fn(session)`` recomputed when any of ``deps`` (session parameters) changes."""
+        return pn.bind(lambda *_values: fn(self.session), *deps)
+
+    def _build(self) -> pn.Column:
+        s = self.session
+        v, sel = s.param.version, s.param.selection
+        html_pane = pn.pane.HTML
+        status = html_pane(self._bound(views.status_html, v), margin=(0, 10))
+        notice = html_pane(pn.bind(notice_html, s.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 10),
+                           sizing_mode="stretch_width", name="notice")
+        track = pn.pane.HoloViews(charts.track(s), sizing_mode="stretch_width", linked_axes=False)
+        table_box = box(
+            "The table",
+            pn.pane.Markdown("**Drawn this turn**", margin=(0, 4)), html_pane(self._bound(views.drawn_html, v)),
+            pn.pane.Markdown("**Your Fleets and Tactics** (click to select for the commitment)", margin=(0, 4)),
+            self.tiles, self.decisions,
+            html_pane(self._bound(views.table_html, v), margin=0, sizing_mode="stretch_width"))
+        forces = pn.pane.HoloViews(charts.forces(s), sizing_mode="stretch_width", linked_axes=False,
+                                   visible=pn.bind(lambda _v: s.decision() is not None, v))
+        odds_box = box("Live odds", html_pane(self._bound(views.odds_html, v, sel), margin=(0, 4), name="odds",
+                                              sizing_mode="stretch_width"),
+                       forces, pn.pane.Markdown("#### The advisor", margin=(0, 4)), self.advisor)
+        running_box = box("Running odds", pn.pane.HoloViews(charts.running(s), sizing_mode="stretch_width",
+                                                            linked_axes=False), self.running)
+        deck_box = box("The deck (order hidden)",
+                       pn.pane.DataFrame(self._bound(views.deck_frame, v), index=False, sizing_mode="stretch_width"))
+        log_box = box("Game log", pn.pane.DataFrame(self._bound(views.log_frame, v), index=False,
+                                                    sizing_mode="stretch_width", stylesheets=[LEFT_TABLE],
+                                                    max_height=320, styles={"overflow-y": "auto"}))
+        header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, align="center")
+        return pn.Column(
+            header, notice, box("The track: Earth (1) to the Kzin Home Worlds (12)", track),
+            pn.Row(table_box, odds_box, sizing_mode="stretch_width"),
+            pn.Row(running_box, deck_box, sizing_mode="stretch_width"),
+            pn.Row(log_box, box("Game", self.controls), sizing_mode="stretch_width"),
+            sizing_mode="stretch_width", styles={"background": "#f3f4f6", "max-width": "1400px", "margin": "0 auto"},
+            name="kzin")
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._layout
+
+
+TITLE = "Man-Kzin Wars"

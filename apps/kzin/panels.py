@@ -1,0 +1,123 @@
+"""The Man-Kzin Wars advisor and running odds: rollouts worked out off the page's event loop.
+
+Both are async generators bound to the session's ``version`` with ``pn.bind``: Panel runs them on the
+page's event loop (or the notebook kernel's), cancels the run a newer version supersedes, and cancels it
+when the tab closes. The rollouts themselves run in ``asyncio.to_thread`` over a snapshot taken on the loop,
+and the results come back to the loop before any parameter changes, so no thread writes to a page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import panel as pn
+import param
+
+from apps.kzin import views
+from engine.kzin.advisor import Advice
+from engine.kzin.session import KzinSession, estimate_turn
+
+LEFT_TABLE = ":host table td, :host table th { text-align: left !important; }"
+MUTED = {"color": "#6b7280", "font-size": "12px"}
+
+
+class Advisor(pn.viewable.Viewer):
+    """The advisor's ranking of the options of the decision in view, and a button that plays its choice."""
+
+    session = param.ClassSelector(class_=KzinSession)
+    advice = param.Parameter(default=None, doc="(version, Advice): the advice for the game at that version.")
+    error = param.String(default="", doc="Why the advisor failed, if it did.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        s = self.session
+        self.follow = pn.widgets.Button(
+            label="Follow the advice", color="success", margin=(4, 6),
+            disabled=pn.bind(lambda advice, version: self.ready(advice, version) is None, self.param.advice,
+                             s.param.version),
+            visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
+        self.follow.on_click(lambda _e: self.follow_advice())
+        self._view = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts),
+                              sizing_mode="stretch_width")
+
+    def ready(self, advice: tuple[int, Advice] | None, version: int) -> Advice | None:
+        """The advice for the game at ``version``, once it has been worked out."""
+        return advice[1] if advice is not None and advice[0] == version else None
+
+    def follow_advice(self) -> bool:
+        advice = self.ready(self.advice, self.session.version)
+        if advice is None:
+            self.session.refuse("the advisor is still playing out the options")
+            return False
+        return self.session.play_advice(advice, self.session.version)
+
+    async def _think(self, version: int, rollouts: int) -> AsyncIterator[Any]:
+        s = self.session
+        if s.decision() is None:
+            yield pn.pane.HTML("<p>No decision to advise on.</p>")
+            return
+        state = s.state.clone()
+        yield pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6)),
+                     pn.pane.HTML("<p>The advisor is playing out the options in the background…</p>"))
+        try:
+            advice = await asyncio.to_thread(s.advice_for, state, version)
+        except Exception as exc:  # the page must hear of it: a silent spinner would never stop
+            self.error = f"The advisor failed: {exc!r}"
+            yield pn.pane.HTML(views.html.escape(self.error), styles={"color": "#b91c1c"})
+            return
+        if advice is None or s.version != version:
+            return  # the game moved on meanwhile: the newer run shows its own advice
+        self.param.update(advice=(version, advice), error="")
+        yield pn.Column(pn.pane.HTML(views.advice_html(advice), sizing_mode="stretch_width"),
+                        pn.pane.DataFrame(views.advice_frame(advice), index=False, sizing_mode="stretch_width",
+                                          stylesheets=[LEFT_TABLE]), sizing_mode="stretch_width")
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Column(self._view, self.follow, sizing_mode="stretch_width")
+
+
+class RunningOdds(pn.viewable.Viewer):
+    """Estimates the chance of winning the game from the start of every turn, by rollouts, as the game goes."""
+
+    session = param.ClassSelector(class_=KzinSession)
+    rollouts = param.Integer(default=2000, bounds=(100, None), doc="Rollouts per turn.")
+    busy = param.Boolean(default=False, doc="Estimates are being worked out.")
+    progress = param.Number(default=1.0, bounds=(0, 1), doc="How far the estimates of this move are.")
+    error = param.String(default="", doc="Why the estimates failed, if they did.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self._view = pn.panel(pn.bind(self._estimate, self.session.param.version), sizing_mode="stretch_width")
+
+    async def _estimate(self, version: int) -> AsyncIterator[Any]:
+        s = self.session
+        game, rules, seed, todo = s.game_number, s.state.rules, s.seed, s.running_odds_todo()
+        many = len(todo) > 1  # one turn takes milliseconds: no progress bar for it
+        try:
+            for i, entry in enumerate(todo):
+                if many:
+                    self.param.update(busy=True, progress=i / len(todo))
+                    yield self._progress(f"Estimating by rollouts in the background… {i / len(todo):.0%}")
+                result = await asyncio.to_thread(estimate_turn, rules, entry["snapshot"], self.rollouts,
+                                                 seed + entry["turn"])
+                if not s.record_running_odds(game, [result]):
+                    return  # another game is in play now
+        except Exception as exc:
+            self.param.update(busy=False, error=f"The running odds failed: {exc!r}")
+            yield pn.pane.HTML(views.html.escape(self.error), styles=MUTED)
+            return
+        finally:
+            self.busy = False
+        self.param.update(progress=1.0, error="")
+        yield pn.pane.HTML(f"{len(s.running_odds)} turn(s) estimated by {self.rollouts} rollouts each "
+                           "(threshold policy).", styles=MUTED, margin=(0, 10))
+
+    def _progress(self, text: str) -> pn.Column:
+        return pn.Column(pn.indicators.Progress(value=round(100 * self.progress), max=100, active=True, height=14,
+                                                sizing_mode="stretch_width", margin=(0, 10)),
+                         pn.pane.HTML(text, styles=MUTED, margin=(0, 10)), sizing_mode="stretch_width")
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._view
