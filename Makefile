@@ -34,6 +34,7 @@ lint: install-test
 
 test: install-test chromium
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy engine
 	$(BIN)/python -m pytest -q tests engine README.md
 	$(BIN)/python -m pytest -q --nbmake notebooks
 

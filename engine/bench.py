@@ -91,6 +91,7 @@ ROLLS = [(Roll(v), Fraction(1, 10)) for v in range(1, 11)]
 
 class OpposedRollState(State):
     __slots__ = ("force", "rolls")
+    game: OpposedRollGame  # State.game, known to be this game's
 
     def __init__(self, game: OpposedRollGame) -> None:
         super().__init__(game)
@@ -122,10 +123,12 @@ class OpposedRollState(State):
         if isinstance(action, Commit):
             self.force = action.force
         else:
+            assert isinstance(action, Roll), action  # illegal_reason refused anything else
             self.rolls = (*self.rolls, action.value)
 
     def human_wins(self) -> bool:
         human, kzin = self.rolls
+        assert self.force is not None, "the Humans commit before the rolls"
         return human + self.force >= kzin + KZIN_BONUS
 
     def returns(self) -> list[float]:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -83,12 +83,15 @@ def best_value(state: State, player: int = 0, key: Callable[[State], Any] | None
                 child.apply_action(action)
                 out += p * value(child)
         else:
-            out = None
+            best: Fraction | None = None
             for action in s.legal_actions():
                 child = s.clone()
                 child.apply_action(action)
                 v = value(child)
-                out = v if out is None or v > out else out
+                best = v if best is None or v > best else best
+            if best is None:
+                raise ValueError(f"a state that is not terminal has no legal action: {s!r}")
+            out = best
         if k is not None:
             memo[k] = out
         return out
@@ -98,7 +101,10 @@ def best_value(state: State, player: int = 0, key: Callable[[State], Any] | None
 
 # --- sampling ---------------------------------------------------------------------------------
 
-def play_game(state: State, policies: Sequence[Policy], rng: np.random.Generator, max_steps: int = 1_000_000) -> State:
+S = TypeVar("S", bound=State)
+
+
+def play_game(state: S, policies: Sequence[Policy], rng: np.random.Generator, max_steps: int = 1_000_000) -> S:
     """Play ``state`` to the end in place (chance sampled from ``rng``) and return it."""
     for _ in range(max_steps):
         player = state.current_player()

@@ -16,8 +16,7 @@ from fractions import Fraction
 
 import icepool
 import pandas as pd
-
-Die = icepool.Die
+from icepool import Die as Die  # re-exported: the games annotate with dist.Die
 
 
 def d(sides: int) -> Die:

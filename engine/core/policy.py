@@ -37,7 +37,7 @@ class FunctionPolicy(Policy):
 
     def __init__(self, fn: Callable[[State], Action], name: str | None = None) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "function")
+        self.name = name or str(getattr(fn, "__name__", "function"))
 
     def action_probabilities(self, state: State) -> list[tuple[Action, Fraction]]:
         return [(self.fn(state), Fraction(1))]

@@ -36,13 +36,13 @@ def sample_outcome(outcomes: Sequence[tuple[Action, Fraction]], rng: np.random.G
 
 def rng_state(rng: np.random.Generator) -> dict[str, Any]:
     """The generator's full state as JSON-able data (PCG64's 128-bit words are Python ints)."""
-    return rng.bit_generator.state
+    return dict(rng.bit_generator.state)
 
 
 def rng_from_state(state: dict[str, Any]) -> np.random.Generator:
     if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
         raise ValueError("random generator state must be a PCG64 state")
-    bg = np.random.PCG64()
+    bg: np.random.BitGenerator = np.random.PCG64()  # its state setter takes any mapping and checks it
     bg.state = state
     return np.random.Generator(bg)
 

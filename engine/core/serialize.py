@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -174,8 +174,8 @@ def optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda v: v is None or check(v)
 
 
-def check_entries(entries: Any, what: str, fields: dict[str, Callable[[Any], bool]],
-                  optional_fields: dict[str, Callable[[Any], bool]] | None = None) -> list[dict[str, Any]]:
+def check_entries(entries: Any, what: str, fields: Mapping[str, Callable[[Any], bool]],
+                  optional_fields: Mapping[str, Callable[[Any], bool]] | None = None) -> list[dict[str, Any]]:
     """Check a saved list of records (a log, running odds): each a JSON object with every one of ``fields``
     passing its check, and each of ``optional_fields`` it has passing its own; ``StateFormatError`` names
     the first entry that fails, so a forged file is refused before a view trips over it."""

@@ -30,9 +30,9 @@ class Board:
         self.entry_squares = {**self.entries, "door": lair.front_door}
         self.equipment_at = {sq: eid for eid, (sq, _) in lair.equipment.items()}
         self.rooms: dict[str, list[int]] = {}
-        for i, c in enumerate(self.cells):
-            if c.kind == "floor" and c.room:
-                self.rooms.setdefault(c.room, []).append(i)
+        for i, cell in enumerate(self.cells):
+            if cell.kind == "floor" and cell.room:
+                self.rooms.setdefault(cell.room, []).append(i)
         self.neighbours: list[tuple[int, ...]] = []
         for i in range(len(self.cells)):
             col, row = i % self.width, i // self.width
@@ -165,10 +165,10 @@ class Board:
                     return False
         if dx and dy:  # lattice corners the line passes exactly through
             for m in range(min(ax, bx), max(ax, bx)):
-                y = ay + Fraction(2 * m + 1 - 2 * ax, 2 * dx) * dy
-                if (2 * y).denominator != 1 or (2 * y).numerator % 2 == 0:
+                yc = ay + Fraction(2 * m + 1 - 2 * ax, 2 * dx) * dy
+                if (2 * yc).denominator != 1 or (2 * yc).numerator % 2 == 0:
                     continue
-                x0, y0 = m, int(y - Fraction(1, 2))
+                x0, y0 = m, int(yc - Fraction(1, 2))
                 # The line crosses between one diagonal pair; the other pair, both walls, closes the gap.
                 pair = [(x0 + 1, y0), (x0, y0 + 1)] if dx * dy > 0 else [(x0, y0), (x0 + 1, y0 + 1)]
                 if all(self.blocks_sight(yy * w + xx) for xx, yy in pair):

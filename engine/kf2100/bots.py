@@ -106,7 +106,7 @@ class HeuristicBot(Policy):
         if isinstance(a, End):
             return 0.01  # a move must gain something to be worth making
         if isinstance(a, Wait):
-            order = ("disposal", "disposal", "loo")
+            order: tuple[str, ...] = ("disposal", "disposal", "loo")
             index = int(a.figure[1:]) - 1 if a.figure[1:].isdigit() else 0
             return 1.0 if a.entry == order[index % 3] else 0.0
         if isinstance(a, Move):
@@ -479,7 +479,7 @@ class _Context:
             around = [n for n in self.board.neighbours[keep] if self.board.is_floor(n)] if keep is not None else []
             if sq in around:
                 return 10.0  # face down round the last piece of equipment: a fortress to fight through
-            if around and all(n in taken for n in around) and self.dist(sq, keep) == 2:
+            if keep is not None and around and all(n in taken for n in around) and self.dist(sq, keep) == 2:
                 backers = sum(1 for f in self.figs.values() if f["kind"] == "jelly" and f["pos"] >= 0
                               and self.dist(f["pos"], keep) == 2)
                 if backers < 2:

@@ -263,7 +263,7 @@ def _sampled(state: Any, policies: Sequence[Policy], members: list[str], start: 
                 s.apply_action(policies[s.current_player()].choose(s, rng))
         key = _hits(s, start)
         counts[key] = counts.get(key, 0) + 1
-    joint = {k: v / games for k, v in sorted(counts.items())}
+    joint: dict[tuple[int, int], Fraction | float] = {k: v / games for k, v in sorted(counts.items())}
     intervals = {}
     for side, label in ((0, "terminators"), (1, "clone_master")):
         hit_any = sum(v for k, v in counts.items() if k[side] > 0)

@@ -14,12 +14,12 @@ may act (``take_screen``), and ``screen_view()`` shows only public information u
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import param
 
-from engine.core import CHANCE, IllegalActionError, StateFormatError, load_state
+from engine.core import CHANCE, Action, IllegalActionError, StateFormatError, load_state
 from engine.core.rng import sample_outcome
 from engine.core.serialize import dump_session, load_session
 from engine.kf2100.actions import (
@@ -49,10 +49,12 @@ SESSION_VERSION = 1
 class KungFuSession(param.Parameterized):
     """One game of Kung Fu 2100 with its seats, dice and log."""
 
-    scenario = param.Selector(objects=["basic", "advanced", "solo"], default="basic", doc="Scenario")
+    scenario: param.Selector[str] = param.Selector(objects=["basic", "advanced", "solo"], default="basic",
+                                                   doc="Scenario")
     seed = param.Integer(default=0, bounds=(0, None), doc="Seed of the dice (and the bots' ties)")
-    terminators = param.Selector(objects=SEATS, default="human", doc="Who plays the Terminators")
-    clone_master = param.Selector(objects=SEATS, default="bot", doc="Who plays the Clone Master (solo: the AI)")
+    terminators: param.Selector[str] = param.Selector(objects=SEATS, default="human", doc="Who plays the Terminators")
+    clone_master: param.Selector[str] = param.Selector(objects=SEATS, default="bot",
+                                                       doc="Who plays the Clone Master (solo: the AI)")
     terminator_levels = param.Dict(default={}, doc="Optional point-buy: Terminator -> 5 levels adding up to 7")
     selected = param.String(default="", doc="The selected figure")
     status = param.String(default="", doc="What is happening, or why a command was refused")
@@ -150,7 +152,7 @@ class KungFuSession(param.Parameterized):
         self.selected = ""
         self._advance()
 
-    def _play(self, action: KFAction) -> None:
+    def _play(self, action: Action) -> None:
         """Apply a checked action and note it for the view (moves with where they came from)."""
         s = self.state
         if isinstance(action, Move):
@@ -226,7 +228,7 @@ class KungFuSession(param.Parameterized):
         self.selected = ""
         self._advance()
 
-    def _refuse(self, reason: str) -> None:
+    def _refuse(self, reason: str) -> NoReturn:
         self._refresh(f"Refused: {reason}")
         raise IllegalActionError(reason)
 

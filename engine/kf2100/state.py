@@ -438,8 +438,8 @@ class KungFuState(State):
         rooms = {self.board.room(sq) for sq in path} - {None}
         for g in list(self.figs.values()):
             if g.side == CLONE_MASTER and g.status == "active" and not g.face_up and g.pos >= 0 \
-                    and self.board.room(g.pos) in rooms:
-                self._activate(g, f"{f.id} entered the {self.board.lair.rooms[self.board.room(g.pos)].name}")
+                    and (room := self.board.room(g.pos)) is not None and room in rooms:
+                self._activate(g, f"{f.id} entered the {self.board.lair.rooms[room].name}")
 
     def _solo_activation(self) -> None:
         """Solo: the two face-down counters nearest the Terminator are activated."""
@@ -637,7 +637,8 @@ class KungFuState(State):
             if not f.conscious:
                 c.chits.pop(f.id)
             else:
-                kept, counts = [], {}
+                kept: list[str] = []
+                counts: dict[str, int] = {}
                 for chit in c.chits[f.id]:
                     counts[chit] = counts.get(chit, 0) + 1
                     if chit not in CHIT_TECHNIQUES or counts[chit] <= f.levels[TECHNIQUES.index(chit)]:

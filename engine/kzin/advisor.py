@@ -21,7 +21,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -92,7 +92,7 @@ class Advice:
         ])
 
 
-def card_value(kind: int, phase: str, technology: int, kem: int) -> float:
+def card_value(kind: int, phase: str | None, technology: int, kem: int) -> float:
     """What spending this card costs, in expected force points (the grouping's tie-break)."""
     c = CARDS[kind]
     value = c.const_in(phase, technology, kem) + 5.5 * c.dice_in(phase)
@@ -147,7 +147,7 @@ def battle_options(state: KzinState) -> list[Option]:
         for (const, dice, _), (ways, cost, cards) in commitment_groups(state).items():
             p = p_humans_win(const, dice + 1, kc, kd)
             options.append(Option(fight, tuple(sorted(cards)), const, dice + 1, p, ways, cost))
-    options.sort(key=lambda o: (-o.battle_odds, o.cost))
+    options.sort(key=lambda o: (-(o.battle_odds or 0), o.cost))  # all fights so far: battle_odds is set
     options.append(Option(decline, (), 0, 0, None, 1, 0.0))
     return options
 
@@ -160,10 +160,10 @@ def candidates(options: list[Option]) -> list[Option]:
         best_p = fights[0].battle_odds
         chosen.append(min((o for o in fights if o.battle_odds == best_p), key=lambda o: o.cost))
         for level in ODDS_LEVELS:
-            reach = [o for o in fights if o.battle_odds >= level]
+            reach = [o for o in fights if o.battle_odds is not None and o.battle_odds >= level]
             if reach:
-                chosen.append(min(reach, key=lambda o: (o.cost, -o.battle_odds)))
-        chosen.append(min(fights, key=lambda o: (o.cost, -o.battle_odds)))
+                chosen.append(min(reach, key=lambda o: (o.cost, -(o.battle_odds or 0))))
+        chosen.append(min(fights, key=lambda o: (o.cost, -(o.battle_odds or 0))))
     unique: dict[tuple[str, tuple[int, ...]], Option] = {}
     for o in chosen:
         unique.setdefault((o.action, o.cards), o)
@@ -211,12 +211,14 @@ def advise(
             low, high = max(0.0, p - half), min(1.0, p + half)
         evaluated.append(Option(o.action, o.cards, o.human_const, o.human_dice, o.battle_odds, o.subsets, o.cost,
                                 p, low, high))
-    evaluated.sort(key=lambda o: (-o.game_win, -(o.battle_odds or 0), o.cost))
+    evaluated.sort(key=lambda o: (-(o.game_win or 0.0), -(o.battle_odds or 0), o.cost))  # game_win is set
     best = evaluated[0]
     notes = []
-    if len(evaluated) > 1 and evaluated[1].game_high is not None and evaluated[1].game_high >= best.game_low:
+    if (len(evaluated) > 1 and evaluated[1].game_high is not None and best.game_low is not None
+            and evaluated[1].game_high >= best.game_low):
         notes.append("the top options' intervals overlap: the choice is close")
-    return Advice(state.battle_phase, options, evaluated, best, rollouts, time.perf_counter() - start,
+    phase = cast(str, state.battle_phase)  # battle_options refused a state outside a battle
+    return Advice(phase, options, evaluated, best, rollouts, time.perf_counter() - start,
                   rollout_policy, notes)
 
 
@@ -239,5 +241,6 @@ class AdvisorPolicy(CommitmentPolicy):
             self._cache = (key, None if rec.battle_odds is None else list(rec.cards))
         return self._cache[1]
 
-    def choose(self, state: KzinState, rng: np.random.Generator | None = None) -> Action:
+    # A Kzin policy takes Kzin states only, narrower than Policy's State: mypy reports that as an override.
+    def choose(self, state: KzinState, rng: np.random.Generator | None = None) -> Action:  # type: ignore[override]
         return super().choose(state, rng)

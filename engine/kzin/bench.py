@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def advisor_position() -> KzinState:
     return state
 
 
-BATTLES = [
+BATTLES: list[dict[str, Any]] = [  # keyword arguments of Battle
     {"phase": "invasion", "fleets": ["ARM Defense Force"], "tactics": ["Marines"], "technology": 2,
      "conquest": ["Revenge"], "kzin_fleet": "Kzinti Pride"},
     {"phase": "invasion", "fleets": ["Belter Ships", "Militia Home Fleet"],

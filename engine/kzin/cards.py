@@ -59,11 +59,13 @@ class Card:
     def committable(self) -> bool:
         return self.type in (HUMAN_FLEET, TACTICS)
 
-    def counts_in(self, phase: str) -> bool:
-        """Whether committing this card adds anything in ``phase`` (phase-only Tactics do not elsewhere)."""
+    def counts_in(self, phase: str | None) -> bool:
+        """Whether committing this card adds anything in ``phase`` (phase-only Tactics do not elsewhere).
+
+        ``phase`` is a state's ``battle_phase``: None outside a battle, where the Kzin force is still shown."""
         return self.only_phase is None or self.only_phase == phase
 
-    def const_in(self, phase: str, technology: int = 0, kem: int = 9) -> int:
+    def const_in(self, phase: str | None, technology: int = 0, kem: int = 9) -> int:
         """The constant part of this card's force in a battle of ``phase``.
 
         Fleets add one per Technology card in play; Reinforcements add X = Human-controlled
@@ -78,7 +80,7 @@ class Card:
             value += kem - 1
         return value
 
-    def dice_in(self, phase: str) -> int:
+    def dice_in(self, phase: str | None) -> int:
         return self.dice if self.counts_in(phase) else 0
 
     def force_text(self) -> str:

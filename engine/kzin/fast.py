@@ -370,7 +370,7 @@ def rollout_wins(state: KzinState, policy: str = "all-in", n: int = 10_000, seed
         policy_tables(policy)
         return (n if state.winner == HUMANS else 0), n
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    won, _ = play(n, rng, policy, state=state, **policy_params)
+    won, _ = play(n, rng, policy, rules=None, state=state, **policy_params)  # the state carries its rules
     return int(won.sum()), n
 
 

@@ -112,7 +112,7 @@ class Battle:
         if not self.fleets:
             raise ValueError("a battle needs at least one committed Fleet")
         for c in self.tactics:
-            if not c.counts_in(phase):
+            if c.only_phase is not None and not c.counts_in(phase):
                 raise ValueError(f"{c.name} counts only in the {c.only_phase.capitalize()} phase; "
                                  f"it adds nothing in {phase.capitalize()}")
         n_tech = sum(c.copies for c in CARDS if c.type == TECHNOLOGY)

@@ -185,6 +185,7 @@ class KzinState(State):
 
     __slots__ = ("committed", "discard", "drawn", "in_play", "kem", "last_battle", "phase", "pile", "rolls",
                  "turn", "winner")
+    game: KzinGame  # State.game, known to be this game's
 
     def __init__(self, game: KzinGame) -> None:
         super().__init__(game)
@@ -332,7 +333,7 @@ class KzinState(State):
                 return f"{c.name} is not in play"
             if self.uncommitted()[c.index] == 0:
                 return f"every copy of {c.name} in play is already committed"
-            if not c.counts_in(battle):
+            if c.only_phase is not None and not c.counts_in(battle):
                 return f"{c.name} counts only in the {c.only_phase.capitalize()} phase; it adds nothing here"
             return None
         if isinstance(action, (Defend, Attack)):
@@ -390,7 +391,8 @@ class KzinState(State):
         human = self.human_const() + sum(r for (side, _), r in zip(plan, self.rolls, strict=True) if side == HUMANS)
         kzin = self.kzin_const() + sum(r for (side, _), r in zip(plan, self.rolls, strict=True) if side == KZINTI)
         won = human >= kzin  # Humans win ties
-        self.last_battle = BattleResult(self.battle_phase, human, kzin, won, tuple(self.committed), tuple(self.rolls))
+        self.last_battle = BattleResult(BATTLE_PHASE[self.phase], human, kzin, won, tuple(self.committed),
+                                        tuple(self.rolls))
         self._finish_battle(won)
 
     def after_battle(self, committed: list[int], humans_won: bool) -> KzinState:

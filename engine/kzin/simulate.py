@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ from engine.core import Policy, State, monte_carlo, wilson_interval
 from engine.core.rng import child_seeds
 from engine.kzin import fast as fastsim
 from engine.kzin.policies import AllIn, DefendOnly, NeverFight, Threshold, make_policy
-from engine.kzin.rules import KzinGame, make_rules
+from engine.kzin.rules import KzinGame, KzinState, make_rules
 
 FAST_CHUNK = 50_000
 """Games per chunk on the fast path (fixed, so the figures do not depend on the number of workers)."""
@@ -57,7 +57,7 @@ class SimulationResult:
     def length_percentiles(self, qs: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)) -> dict[float, int]:
         """The game length (turns) at each quantile, read from the distribution."""
         cum = self.length_distribution.cumsum() / self.games
-        return {q: int(cum.index[np.searchsorted(cum.to_numpy(), q - 1e-12)]) for q in qs}
+        return {q: int(cum.index[int(np.searchsorted(cum.to_numpy(), q - 1e-12))]) for q in qs}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able figures (lengths as {turn: games})."""
@@ -66,7 +66,9 @@ class SimulationResult:
             "games": self.games, "wins": self.wins, "win_rate": self.win_rate, "low": self.low, "high": self.high,
             "mean_turns": self.mean_turns,
             "length_percentiles": {str(q): v for q, v in self.length_percentiles().items()},
-            "length_distribution": {str(int(t)): int(n) for t, n in self.length_distribution.items()},
+            # pandas-stubs types index labels as Hashable; these are turn numbers.
+            "length_distribution": {str(int(t)): int(n)  # type: ignore[call-overload]
+                                    for t, n in self.length_distribution.items()},
             "seconds": self.seconds, "games_per_second": self.games_per_second, "engine": self.engine,
             "seed": self.seed, "workers": self.workers,
         }
@@ -76,14 +78,14 @@ class SimulationResult:
                 f"(95% CI {self.low:.4%} to {self.high:.4%}), mean length {self.mean_turns:.2f} turns")
 
 
-def _resolve(policy: str | Policy, policy_params: Mapping[str, float] | None) -> tuple[str, Policy | None, dict]:
+def _resolve(policy: str | Policy, policy_params: Mapping[str, float] | None) -> tuple[str, Policy, dict]:
     """(name, the Policy object, its parameters); a bad name or parameter is a ``ValueError``."""
     params = dict(policy_params or {})
     if isinstance(policy, Policy):
         if params:
             raise ValueError("policy_params go with a policy name, not a Policy object")
         name = _FAST_CLASSES.get(type(policy))
-        if name == "threshold":
+        if name == "threshold" and isinstance(policy, Threshold):
             return name, policy, {"defend": policy.defend, "attack": policy.attack}
         return (name, policy, {}) if name else (getattr(policy, "name", type(policy).__name__), policy, {})
     if not isinstance(policy, str):
@@ -94,7 +96,7 @@ def _resolve(policy: str | Policy, policy_params: Mapping[str, float] | None) ->
         obj = make_policy(policy, **params)  # refuses unknown names with a clear message
     except TypeError as exc:
         raise ValueError(f"bad parameters for the {policy} policy: {exc}") from None
-    if policy == "threshold":
+    if policy == "threshold" and isinstance(obj, Threshold):
         params = {"defend": obj.defend, "attack": obj.attack}
     return policy, obj, params
 
@@ -156,7 +158,8 @@ def simulate(
         game = KzinGame(rules)
 
         def measure(state: State) -> dict[str, float]:
-            return {"turns": float(state.turn), f"length={state.turn}": 1.0}
+            turn = cast(KzinState, state).turn  # monte_carlo plays this game's states
+            return {"turns": float(turn), f"length={turn}": 1.0}
 
         est = monte_carlo(game, [obj], games, seed=seed, workers=workers, measure=measure)
         counts = {int(k.split("=")[1]): round(v * games) for k, v in est.measures.items() if k.startswith("length=")}

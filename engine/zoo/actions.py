@@ -144,4 +144,4 @@ def parse(text: str) -> Action:
 class ZooAction(Action):
     """The game's action type: ``ZooAction.parse(text)`` reads any Kung-Fu Zoo move."""
 
-    parse = staticmethod(parse)  # type: ignore[assignment]
+    parse = staticmethod(parse)

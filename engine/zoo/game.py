@@ -132,7 +132,8 @@ class ZooGame(Game):
         self.all_valley = bool(all_valley) or (mode == "cage" and players > 2)
         self.abilities = bool(abilities)
         self.starting_player = starting_player
-        self.info = GameInfo(
+        # The player count is a rule option: each game has its own info (Game.info is typed a ClassVar).
+        self.info = GameInfo(  # type: ignore[misc]
             "kung-fu-zoo", "Kung-Fu Zoo", players, ChanceMode.SAMPLED, Information.PERFECT, -1.0, 1.0, 1, None
         )
         letters = [abilities_letter(t) for t in teams]
@@ -518,7 +519,7 @@ class ZooState(State):
             self.last = {"kind": "pass", "player": self.to_move}
             self._end_turn(self.to_move, extra=False)
 
-    def play_flick(self, action: Flick | str, record: bool = False) -> SimResult:
+    def play_flick(self, action: Action | str, record: bool = False) -> SimResult:
         """Apply a flick like ``apply_action`` (``IllegalActionError`` and no change if illegal) and return
         what the simulation did; ``record`` adds the trajectory frames for animation."""
         if isinstance(action, str):

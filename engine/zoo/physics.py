@@ -322,9 +322,9 @@ class _Run:
 
     def _rail_hit(self, arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
         die_shape, rail_shape = arbiter.shapes
-        body = die_shape.body
-        die_id = self.ids.get(body)
-        if die_id is None or die_id in self.left or die_id in self.caged:
+        body = die_shape.body  # pymunk types it optional; a shape in the space always has one
+        die_id = self.ids.get(body) if body is not None else None
+        if body is None or die_id is None or die_id in self.left or die_id in self.caged:
             arbiter.process_collision = False
             return
         n = arbiter.normal
@@ -345,6 +345,8 @@ class _Run:
     def _die_hit(self, arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
         sa, sb = arbiter.shapes
         a, b = sa.body, sb.body
+        if a is None or b is None:  # pymunk types them optional; a shape in the space always has one
+            return
         ida, idb = self.ids.get(a), self.ids.get(b)
         if ida is None or idb is None:
             return
@@ -370,7 +372,7 @@ class _Run:
 
     def _over_hole(self, arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
         centre, hole = arbiter.shapes
-        die_id = self.ids.get(centre.body)
+        die_id = self.ids.get(centre.body) if centre.body is not None else None
         if die_id is None or die_id in self.caged or die_id in self.left:
             return
         hole_name = self.kit.hole_names[hole]

@@ -64,7 +64,7 @@ RAIL_NORMALS = {"S": 90.0, "N": -90.0, "W": 0.0, "E": 180.0}
 class ZooSession(param.Parameterized):
     """One battle of Kung-Fu Zoo for one user (or several at one screen), with bots in some seats."""
 
-    mode = param.Selector(default="cage", objects=list(MODES), doc="Cage Battle or Points Battle.")
+    mode: param.Selector[str] = param.Selector(default="cage", objects=list(MODES), doc="Cage Battle or Points Battle.")
     players = param.Integer(default=2, bounds=(2, 4), doc="Number of players (teams).")
     teams = param.List(default=list(TEAMS[:2]), item_type=str, doc="One team per player, in seat order.")
     seats = param.List(default=["person", "bot"], item_type=str, doc="'person' or 'bot' for each seat.")
@@ -81,10 +81,13 @@ class ZooSession(param.Parameterized):
     bot_candidates = param.Integer(default=16, bounds=(1, 200), doc="Flicks a bot considers per move.")
     bot_samples = param.Integer(default=6, bounds=(1, 200), doc="Noisy samples per candidate for a bot.")
 
-    state = param.ClassSelector(class_=ZooState, doc="The battle in progress.")
+    # None only until __init__ starts a battle; param types a ClassSelector without a default as optional.
+    state: param.ClassSelector[ZooState] = param.ClassSelector(  # type: ignore[assignment]
+        class_=ZooState, doc="The battle in progress.")
     die = param.String(default="", doc="The animal chosen to flick.")
     spot = param.String(default="S-dot", doc="Where it is flicked from: N/E/S/W-dot, a rail and mm (S@120), here.")
-    face = param.Selector(default="head", objects=list(FACE_NAMES), doc="The face set up before flicking.")
+    face: param.Selector[str] = param.Selector(default="head", objects=list(FACE_NAMES),
+                                               doc="The face set up before flicking.")
     direction = param.Number(default=0.0, doc="Degrees from straight in (rail) or heading (from where it lies).")
     speed = param.Number(default=1.2, doc="Flick speed, m/s.")
     use_ability_flag = param.Boolean(default=False, doc="Flick with the team's ability (Ambush, Trunk Shot).")
