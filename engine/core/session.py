@@ -68,7 +68,10 @@ class GameSession(param.Parameterized):
     """One game in progress with its seats, log, notice and version; subclassed by each game's session."""
 
     seed = param.Integer(default=1, bounds=(0, None), doc="Seed of the next new game.")
-    state = param.ClassSelector(class_=State, doc="The game in progress.")
+    # Set by every subclass's __init__ (a new game) before anyone reads it; param types a ClassSelector without a
+    # default as optional, and State is abstract, which its checker flags for class_.
+    state: param.ClassSelector[State] = param.ClassSelector(  # type: ignore[assignment]
+        class_=State, doc="The game in progress.")  # type: ignore[type-abstract]
     seats = param.List(default=[], item_type=Seat, doc="Who plays each side, in the game's player order.")
     notice = param.ClassSelector(class_=Notice, default=Notice(""), doc="What just happened, or why not.")
     log = param.List(default=[], doc="One dict per event of the game, oldest first.")
@@ -82,7 +85,7 @@ class GameSession(param.Parameterized):
     WHAT: ClassVar[str]
 
     def __init__(self, **params: Any) -> None:
-        super().__init__(**params)
+        super().__init__(**params)  # type: ignore[no-untyped-call]  # param's own __init__ is not annotated
         self.rng: np.random.Generator = make_rng(self.seed)
         self.game_number = 0  # changes with every new or loaded game: background results for an older one are dropped
 

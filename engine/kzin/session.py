@@ -107,7 +107,8 @@ class KzinSession(GameSession):
     start_space = param.Integer(default=9, bounds=(2, 11), doc=KzinRules.param.start_space.doc)
     advisor_rollouts = param.Integer(default=4000, bounds=(50, 20000), doc="Rollouts per state for the advisor.")
 
-    state = param.ClassSelector(class_=KzinState, doc="The game in progress.")
+    state: param.ClassSelector[KzinState] = param.ClassSelector(  # type: ignore[assignment]
+        class_=KzinState, doc="The game in progress.")
     seats = param.List(default=[Seat(HUMANS)], item_type=Seat, doc="The one seat: the Humans.")
     selection = param.List(default=[], item_type=int, doc="Card kinds selected for the commitment (one per copy).")
     running_odds = param.List(default=[], doc="Estimated chance of winning the game at the start of each turn.")
@@ -150,8 +151,10 @@ class KzinSession(GameSession):
             self._commit(action.kind)
         elif isinstance(action, (Defend, Attack)):
             self._fight(action)
-        else:
+        elif isinstance(action, (FallBack, Pass)):
             self._decline(action)
+        else:
+            raise IllegalActionError(f"{action} is not a move of the Humans")
 
     def toggle(self, kind: int) -> bool:
         """Select one more copy of a card for the commitment, or clear it once every copy is selected.
@@ -279,7 +282,7 @@ class KzinSession(GameSession):
                 elif phase is None:
                     reason = "no battle to commit to now"
                 elif not c.counts_in(phase):
-                    reason = f"counts only in the {c.only_phase.capitalize()} phase"
+                    reason = f"counts only in the {str(c.only_phase).capitalize()} phase"
                 views.append(CardView(c.index, copy, c.name, c.type, force, not reason, selected, reason))
         return views
 
@@ -402,6 +405,7 @@ class KzinSession(GameSession):
         return {"running_odds": odds}
 
     def _restore(self, saved: SavedSession, extra: dict[str, Any]) -> None:
+        assert isinstance(saved.state, KzinState)  # load_session read it with KzinGame
         rules = saved.state.rules
         for k in RULE_OPTIONS:
             setattr(self, k, getattr(rules, k))
@@ -442,7 +446,7 @@ class KzinSession(GameSession):
         if not c.committable:
             return f"{c.name} is a {c.type_name} card: it is never committed"
         if not c.counts_in(phase):
-            return f"{c.name} counts only in the {c.only_phase.capitalize()} phase: it would add nothing now"
+            return f"{c.name} counts only in the {str(c.only_phase).capitalize()} phase: it would add nothing now"
         return ""
 
     def _commit(self, kind: int) -> None:
@@ -471,6 +475,7 @@ class KzinSession(GameSession):
         names = ", ".join(CARDS[k].name for k in self.selection)
         rolls = self._roll_battle(trial)
         lb = trial.last_battle
+        assert lb is not None  # the battle was just rolled
         verdict = "won" if lb.humans_won else "lost"
         battle = _entry(turn, f"{phase} battle", f"{action} with {names}; dice {rolls}; "
                         f"Humans {lb.human_force} vs Kzinti {lb.kzin_force}", float(odds), verdict)
@@ -532,7 +537,7 @@ class KzinSession(GameSession):
             else:  # dice of a battle already committed (only after loading a mid-battle save)
                 s.apply_action(sample_outcome(s.chance_outcomes(), self.rng))
         if s.phase == OVER:
-            entries.append(_entry(s.turn, "game over", f"{s.winner} win", None, s.winner))
+            entries.append(_entry(s.turn, "game over", f"{s.winner} win", None, str(s.winner)))
         return entries
 
     def _turn_notice(self) -> Notice:
@@ -547,7 +552,7 @@ class KzinSession(GameSession):
         if s.phase == OVER:
             return f"Game over: the {s.winner} won."
         fleet = s.invading_fleet()
-        if s.phase == "invasion":
+        if s.phase == "invasion" and fleet is not None:
             if not s.fleets_in_play():
                 return f"{fleet.name} invades! You have no Fleet: you must fall back."
             return f"{fleet.name} invades! Select Fleets and Tactics and defend, or fall back."
