@@ -1,6 +1,7 @@
-"""The dashboard's Panel apps, one module per game, plus the landing page and the server.
+"""The dashboard's Panel apps, one module or package per game, plus the landing page and the server.
 
-A game app is a module ``apps/<slug>.py`` defining ``TITLE`` (str), ``DESCRIPTION`` (one line),
+A game app is a module ``apps/<slug>.py`` or a package ``apps/<slug>/`` (a page built of components)
+defining ``TITLE`` (str), ``DESCRIPTION`` (one line),
 ``ORDER`` (int, the landing page's sort key) and ``create_app()``, which builds a fresh session
 model and view on every call (one session per browser tab, so nothing mutable at module level).
 The landing page and ``dojo serve`` find the games with :func:`discover_games`, so a game that is
@@ -47,7 +48,7 @@ def _game_app(slug: str, module: ModuleType) -> GameApp:
 def discover_games(package: ModuleType | None = None) -> list[GameApp]:
     """Every game app in ``package`` (``apps`` by default), sorted by ``ORDER`` then title.
 
-    Skips the landing page, the server, private modules (``_x``) and modules without ``create_app``.
+    Skips the landing page, the server, private modules (``_x``) and modules or packages without ``create_app``.
     A game module that fails to import raises: a broken game should not vanish from the dashboard silently.
     """
     if package is None:

@@ -54,13 +54,20 @@ def test_a_description_must_be_one_line(make_package):
         discover_games(package)
 
 
-def test_the_real_apps_package_lists_every_game_module_and_nothing_else():
+def test_the_real_apps_package_lists_every_game_module_and_package_and_nothing_else():
     folder = Path(apps.__file__).parent
-    expected = {
-        f.stem for f in folder.glob("*.py")
-        if f.stem not in {"landing", "server"} and not f.stem.startswith("_") and "def create_app(" in f.read_text()
-    }
+    sources = {f.stem: f for f in folder.glob("*.py")} | {d.name: d / "__init__.py" for d in folder.iterdir()
+                                                          if (d / "__init__.py").is_file()}
+    expected = {name for name, f in sources.items() if name not in {"landing", "server"}
+                and not name.startswith("_") and "def create_app(" in f.read_text()}
+    assert "kzin" in expected and (folder / "kzin").is_dir()  # a game may be a package of components
     assert {g.slug for g in discover_games()} == expected
+
+
+def test_a_game_package_is_found_like_a_module(make_package):
+    source = 'TITLE = "Alpha"\nDESCRIPTION = "Hold the line."\nORDER = 1\n\ndef create_app():\n    return object()\n'
+    package = make_package({"alpha/__init__.py": source, "alpha/board.py": ""})
+    assert [g.slug for g in discover_games(package)] == ["alpha"]
 
 
 def test_landing_lists_each_game_with_its_description_and_link(make_package):
