@@ -81,20 +81,22 @@ def forces(session: KzinSession) -> hv.DynamicMap:
 
     def draw(version: int, selection: list[int]) -> hv.Overlay:
         sides = views.force_sides(session)
-        layers = []
+        layers, top = [], 0.0
         for side, colour in (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR)):
             if side in sides:
                 force, p = views.force_distribution(*sides[side])
                 edges, values = [*(force - 0.5), force[-1] + 0.5], list(p)
+                top = max(top, float(p.max()))
             else:
                 edges, values = [0.0, 1.0], [0.0]
             layers.append(hv.Histogram((edges, values), kdims=["force"], vdims=["P(force)"], label=side).opts(
                 color=colour, fill_alpha=0.45, line_color=colour, **NO_TOOLS))
-        return hv.Overlay(layers).opts(title=views.forces_title(session))
+        return hv.Overlay(layers).opts(title=views.forces_title(session), ylim=(0, 1.15 * top or 1))
 
     return hv.DynamicMap(pn.bind(draw, session.param.version, session.param.selection)).opts(
-        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top", ylim=(0, None),
-                        yformatter=PERCENT, toolbar=None, **_named("forces")))
+        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
+                        yformatter=PERCENT, ylabel="P(force)", toolbar=None, **_named("forces")),
+        hv.opts.Histogram(framewise=True))
 
 
 def running(session: KzinSession) -> hv.DynamicMap:
@@ -110,9 +112,10 @@ def running(session: KzinSession) -> hv.DynamicMap:
         dots = hv.Scatter((d["turn"], d["win"], d["low"], d["high"]), kdims=["turn"],
                           vdims=["P(win the game)", "low", "high"]).opts(
             color=views.HUMAN_COLOUR, size=6, tools=["hover"], default_tools=[], toolbar=None)
-        return band * line * dots
+        return (band * line * dots).opts(ylim=(0, min(1.0, 1.15 * max(d["high"], default=0.0)) or 1))
 
     return hv.DynamicMap(pn.bind(draw, session.param.running_odds)).opts(
-        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top", ylim=(0, None),
-                        yformatter=NumeralTickFormatter(format="0.0%"), toolbar=None,
-                        title="Chance of winning the game, turn by turn", **_named("running")))
+        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
+                        yformatter=NumeralTickFormatter(format="0.0%"), ylabel="P(win the game)", toolbar=None,
+                        title="Chance of winning the game, turn by turn", **_named("running")),
+        hv.opts.Area(framewise=True), hv.opts.Curve(framewise=True), hv.opts.Scatter(framewise=True))
