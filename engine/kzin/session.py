@@ -473,12 +473,14 @@ class KzinSession(GameSession):
         before = s.kem
         turn = s.turn
         names = ", ".join(CARDS[k].name for k in self.selection)
+        plan = trial.dice_plan()
+        human_const, kzin_const = trial.human_const(), trial.kzin_const()
         rolls = self._roll_battle(trial)
         lb = trial.last_battle
         assert lb is not None  # the battle was just rolled
         verdict = "won" if lb.humans_won else "lost"
-        battle = _entry(turn, f"{phase} battle", f"{action} with {names}; dice {rolls}; "
-                        f"Humans {lb.human_force} vs Kzinti {lb.kzin_force}", float(odds), verdict)
+        battle = _entry(turn, f"{phase} battle", f"{action} with {names}; "
+                        f"{dice_text(plan, rolls, human_const, kzin_const)}", float(odds), verdict)
         self._settle(trial, before, battle,
                      Notice(f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force}).",
                             Level.SUCCESS if lb.humans_won else Level.WARNING))
@@ -509,6 +511,9 @@ class KzinSession(GameSession):
         """Publish a decided turn: ``trial`` is played on to the next decision first, then the state, its log
         and the notice change together, so a view or a worker thread never sees the turn half played."""
         drawn = self._advance(trial)
+        passed = passed_turns(drawn, trial.turn)
+        if passed:
+            said = Notice(f"{said.text} {passed}", said.level)
         with param.parameterized.batch_call_watchers(self):
             self.log = [*self.log, entry, *drawn]
             self.selection = []
@@ -561,6 +566,29 @@ class KzinSession(GameSession):
         return ""
 
 
+def dice_text(plan: list[tuple[str, str]], rolls: list[int], human_const: int, kzin_const: int) -> str:
+    """A battle's dice labelled by side and source, with each side's total:
+    "Humans: Human d10 3, Marines d10 1, +9 = 13; Kzinti: Kzin d10 4, +10 = 14"."""
+    parts = []
+    for side, const in ((HUMANS, human_const), (KZINTI, kzin_const)):
+        dice = [f"{label} {r}" for (who, label), r in zip(plan, rolls, strict=True) if who == side]
+        total = const + sum(r for (who, _), r in zip(plan, rolls, strict=True) if who == side)
+        parts.append(f"{side}: {', '.join(dice)}, {const:+d} = {total}")
+    return "; ".join(parts)
+
+
+def passed_turns(drawn: list[dict], now: int) -> str:
+    """The turns played out with no decision since the last one (a Technology or Tactics card drawn, an
+    invasion with no Fleet to defend): one sentence, so the player sees them pass and not only in the log."""
+    passed = [e for e in drawn if e["event"] == "draw" and e["turn"] < now]
+    if not passed:
+        return ""
+    turns = sorted({e["turn"] for e in passed})
+    span = f"Turn {turns[0]}" if len(turns) == 1 else f"Turns {turns[0]}-{turns[-1]}"
+    cards = "; ".join(f"{e['turn']}: {e['detail']}" for e in passed)
+    return f"{span} passed without a decision ({cards})."
+
+
 def _entry(turn: int, event: str, detail: str, odds: float | None, outcome: str,
            snapshot: dict | None = None) -> dict:
     """One log entry (``snapshot``: the state at a turn's start, for the running odds)."""
@@ -570,4 +598,4 @@ def _entry(turn: int, event: str, detail: str, odds: float | None, outcome: str,
     return entry
 
 
-__all__ = ["DECISIONS", "EARTH", "HOME_WORLDS", "CardView", "KzinSession", "estimate_turn"]
+__all__ = ["DECISIONS", "EARTH", "HOME_WORLDS", "CardView", "KzinSession", "dice_text", "estimate_turn", "passed_turns"]

@@ -324,3 +324,36 @@ def test_advice_for_an_earlier_decision_is_refused():
     before = s.state.to_json()
     assert not s.play_advice(advice, version)
     assert "earlier decision" in s.notice.text and s.state.to_json() == before
+
+
+def test_the_log_labels_each_die_by_side_and_source_and_the_totals_add_up():
+    s = KzinSession(seed=5, advisor_rollouts=100)
+    for _ in range(12):
+        s.follow_advice()
+    battles = [e for e in s.log if e["event"].endswith("battle")]
+    assert battles
+    for e in battles:
+        humans, kzinti = e["detail"].split("; ", 1)[1].split("; ")
+        for side, text in (("Humans", humans), ("Kzinti", kzinti)):
+            head, total = text.rsplit(" = ", 1)
+            assert head.startswith(f"{side}: ") and " d10 " in head
+            dice, const = head.removeprefix(f"{side}: ").rsplit(", ", 1)
+            rolls = [int(d.rsplit(" ", 1)[1]) for d in dice.split(", ")]
+            assert all(1 <= r <= 10 for r in rolls) and sum(rolls) + int(const) == int(total)
+        assert (int(humans.rsplit(" = ", 1)[1]) >= int(kzinti.rsplit(" = ", 1)[1])) == (e["outcome"] == "won")
+
+
+def test_turns_that_pass_without_a_decision_are_told_at_the_next_one():
+    s = KzinSession(seed=5, advisor_rollouts=100)
+    told = []
+    for _ in range(12):
+        turn = s.state.turn
+        s.follow_advice()
+        passed = sorted({e["turn"] for e in s.log if e["event"] == "draw" and turn < e["turn"] < s.state.turn})
+        if passed:
+            told.append(passed)
+            span = f"Turn {passed[0]}" if len(passed) == 1 else f"Turns {passed[0]}-{passed[-1]}"
+            assert f"{span} passed without a decision" in s.notice.text
+        else:
+            assert "passed without a decision" not in s.notice.text
+    assert told  # seed 5 has such turns (6, 9-10, 14-18, ...)
