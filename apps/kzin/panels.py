@@ -16,7 +16,7 @@ import panel as pn
 import param
 
 from apps.kzin import views
-from engine.kzin.advisor import Advice
+from engine.kzin.advisor import Advice, advise_until_sure
 from engine.kzin.session import KzinSession, estimate_turn
 
 LEFT_TABLE = ":host table td, :host table th { text-align: left !important; }"
@@ -29,6 +29,7 @@ class Advisor(pn.viewable.Viewer):
     session = param.ClassSelector(class_=KzinSession)
     advice = param.Parameter(default=None, doc="(version, Advice): the advice for the game at that version.")
     error = param.String(default="", doc="Why the advisor failed, if it did.")
+    sure_of = param.Integer(default=-1, doc="The version whose advice is played on until the best is separated.")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -39,12 +40,23 @@ class Advisor(pn.viewable.Viewer):
                              s.param.version),
             visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
         self.follow.on_click(lambda _e: self.follow_advice())
-        self._view = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts),
+        self.play_on = pn.widgets.Button(
+            label="Play on to be sure", margin=(4, 6),
+            disabled=pn.bind(lambda advice, version, sure: self.ready(advice, version) is None or sure == version,
+                             self.param.advice, s.param.version, self.param.sure_of),
+            visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
+        self.play_on.on_click(lambda _e: self.be_sure())
+        self._view = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of),
                               sizing_mode="stretch_width")
 
     def ready(self, advice: tuple[int, Advice] | None, version: int) -> Advice | None:
         """The advice for the game at ``version``, once it has been worked out."""
         return advice[1] if advice is not None and advice[0] == version else None
+
+    def be_sure(self) -> None:
+        """Add rollouts to this decision's advice until the best option is separated from the next (or the two
+        are within the advisor's tolerance, or its most rollouts are reached)."""
+        self.sure_of = self.session.version
 
     def follow_advice(self) -> bool:
         advice = self.ready(self.advice, self.session.version)
@@ -53,16 +65,21 @@ class Advisor(pn.viewable.Viewer):
             return False
         return self.session.play_advice(advice, self.session.version)
 
-    async def _think(self, version: int, rollouts: int) -> AsyncIterator[Any]:
+    async def _think(self, version: int, rollouts: int, sure_of: int) -> AsyncIterator[Any]:
         s = self.session
         if s.decision() is None:
             yield pn.pane.HTML("<p>No decision to advise on.</p>")
             return
         state = s.state.clone()
+        sure = sure_of == version
+        doing = "playing on until the best option is separated" if sure else "playing out the options"
         yield pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6)),
-                     pn.pane.HTML("<p>The advisor is playing out the options in the background…</p>"))
+                     pn.pane.HTML(f"<p>The advisor is {doing} in the background…</p>"))
         try:
-            advice = await asyncio.to_thread(s.advice_for, state, version)
+            if sure:
+                advice = await asyncio.to_thread(advise_until_sure, state, rollouts, s.seed + state.turn)
+            else:
+                advice = await asyncio.to_thread(s.advice_for, state, version)
         except Exception as exc:  # the page must hear of it: a silent spinner would never stop
             self.error = f"The advisor failed: {exc!r}"
             yield pn.pane.HTML(views.html.escape(self.error), styles={"color": "#b91c1c"})
@@ -70,12 +87,13 @@ class Advisor(pn.viewable.Viewer):
         if advice is None or s.version != version:
             return  # the game moved on meanwhile: the newer run shows its own advice
         self.param.update(advice=(version, advice), error="")
-        yield pn.Column(pn.pane.HTML(views.advice_html(advice), sizing_mode="stretch_width"),
+        said = views.advice_html(advice) + views.margin_html(advice)
+        yield pn.Column(pn.pane.HTML(said, sizing_mode="stretch_width"),
                         pn.pane.DataFrame(views.advice_frame(advice), index=False, sizing_mode="stretch_width",
                                           stylesheets=[LEFT_TABLE]), sizing_mode="stretch_width")
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self._view, self.follow, sizing_mode="stretch_width")
+        return pn.Column(self._view, pn.Row(self.follow, self.play_on), sizing_mode="stretch_width")
 
 
 class RunningOdds(pn.viewable.Viewer):

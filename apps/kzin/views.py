@@ -210,6 +210,17 @@ def advice_html(advice: Advice) -> str:
             f"{advice.rollouts_per_state} rollouts a state.{notes}</p>")
 
 
+def margin_html(advice: Advice) -> str:
+    """How sure the advisor is that its best option is best: the lead over the next option, with its interval."""
+    m = advice.margin()
+    if m is None:
+        return ""
+    verdict = ("separated: the best is best" if m.separated
+               else "not separated: the two may be equally good, or the order may turn with more rollouts")
+    return (f"<p class='margin'>Lead over <i>{html.escape(m.runner_up)}</i>: {100 * m.difference:+.2f} points "
+            f"(95% interval {100 * m.low:+.2f} to {100 * m.high:+.2f}), {verdict}.</p>")
+
+
 def advice_frame(advice: Advice) -> pd.DataFrame:
     t = advice.table()
     return pd.DataFrame({
@@ -219,6 +230,7 @@ def advice_frame(advice: Advice) -> pd.DataFrame:
         "game": [pct(p, 2) for p in t["game_win"]],
         "95% interval": [f"{pct(lo, 2)} – {pct(hi, 2)}" for lo, hi in zip(t["game_low"], t["game_high"],
                                                                           strict=True)],
+        "what it does": t["effect"],
     })
 
 

@@ -51,6 +51,8 @@ class Option:
     game_win: float | None = None
     game_low: float | None = None
     game_high: float | None = None
+    game_se: float | None = None  # standard error of game_win (0 when the game is decided)
+    effect: str = ""  # what the option does to the table, in a player's words
 
     @property
     def card_names(self) -> list[str]:
@@ -60,6 +62,22 @@ class Option:
         if self.battle_odds is None:
             return self.action
         return f"{self.action} with {', '.join(self.card_names)}"
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How far the recommendation is ahead of the next best option: the difference of their chances of
+    winning the game, with its 95% interval; ``separated`` when the interval lies above zero."""
+
+    best: str
+    runner_up: str
+    difference: float
+    low: float
+    high: float
+
+    @property
+    def separated(self) -> bool:
+        return self.low > 0
 
 
 @dataclass
@@ -75,6 +93,18 @@ class Advice:
     rollout_policy: str = "threshold"
     notes: list[str] = field(default_factory=list)
 
+    def margin(self) -> Margin | None:
+        """The best option's lead over the runner-up, with its interval (None with a single option).
+
+        The two estimates come from separate rollouts, so the interval adds their variances: it is honest but
+        wider than a paired comparison would give."""
+        if len(self.evaluated) < 2:
+            return None
+        best, second = self.evaluated[0], self.evaluated[1]
+        d = (best.game_win or 0.0) - (second.game_win or 0.0)
+        half = Z95 * math.sqrt((best.game_se or 0.0) ** 2 + (second.game_se or 0.0) ** 2)
+        return Margin(best.describe(), second.describe(), d, d - half, d + half)
+
     def table(self) -> pd.DataFrame:
         """The evaluated options as a table (percentages as floats from 0 to 1)."""
         return pd.DataFrame([
@@ -87,6 +117,7 @@ class Advice:
                 "game_high": o.game_high,
                 "same_odds_subsets": o.subsets,
                 "recommended": o is self.recommended,
+                "effect": o.effect,
             }
             for o in self.evaluated
         ])
@@ -170,6 +201,58 @@ def candidates(options: list[Option]) -> list[Option]:
     return list(unique.values())
 
 
+def _conquest_force(cards: list[Any]) -> str:
+    const, dice = sum(c.const for c in cards), sum(c.dice for c in cards)
+    parts = ([f"{const:+d}"] if const or not dice else []) + ([f"{dice}d10"] if dice else [])
+    return " and ".join(parts)
+
+
+def effect(state: KzinState, option: Option) -> str:
+    """What an option does to the table, read off the states after it (the rules, not a second copy of them):
+    the cards it spends, the Conquest force it clears off every later Kzin force, where the marker goes."""
+    before = state.conquest_in_play()
+    parts = []
+    if option.battle_odds is None:
+        after = state.after_declining()
+        moved = after.kem - state.kem
+        parts.append("keeps every card" if not moved else f"marker {state.kem} → {after.kem}, keeps every card")
+        if before and not after.conquest_in_play():
+            parts.append(f"clears the Conquest cards ({_conquest_force(before)} off every later Kzin force)")
+        elif before:
+            parts.append(f"the Conquest cards stay ({_conquest_force(before)} on every Kzin force)")
+        return "; ".join(parts)
+    won, lost = state.after_battle(list(option.cards), True), state.after_battle(list(option.cards), False)
+    parts.append(f"spends {', '.join(option.card_names)}")
+    if before and not won.conquest_in_play() and not lost.conquest_in_play():
+        parts.append(f"clears the Conquest cards win or lose ({_conquest_force(before)} off every later Kzin force)")
+    for outcome, after in (("won", won), ("lost", lost)):
+        if after.kem != state.kem:
+            parts.append(f"if {outcome}, marker {state.kem} → {after.kem}")
+    return "; ".join(parts)
+
+
+def advise_until_sure(state: KzinState, rollouts: int = 4000, seed: int = 0, max_rollouts: int = 64_000,
+                      tolerance: float = 0.002, rollout_policy: str = "threshold") -> Advice:
+    """Advise with more and more rollouts (doubling) until the best option is separated from the runner-up
+    (its lead's interval above zero), or the lead is known to within ``tolerance`` either way (the two are as
+    good as each other), or ``max_rollouts`` a state is reached; the advice says which stopped it."""
+    n = rollouts
+    while True:
+        advice = advise(state, n, seed, rollout_policy)
+        margin = advice.margin()
+        if margin is None or margin.separated:
+            advice.notes.append(f"the best option is separated from the next at {n:,} rollouts a state")
+            return advice
+        if (margin.high - margin.low) / 2 <= tolerance:
+            advice.notes.append(f"the top two are within {tolerance:.1%} of each other at {n:,} rollouts a state: "
+                                "either is as good")
+            return advice
+        if 2 * n > max_rollouts:
+            advice.notes.append(f"still not separated at {n:,} rollouts a state (the most this plays)")
+            return advice
+        n *= 2
+
+
 def _state_value(state: KzinState, n: int, seed: int, policy: str, params: dict[str, Any]
                  ) -> tuple[float, float, int | None]:
     """(estimated P(win), the variance of the estimate, the rollouts behind it) from the start of a turn; a
@@ -200,17 +283,18 @@ def advise(
     evaluated = []
     for o in candidates(options):
         if o.battle_odds is None:
-            p, _, n = _state_value(state.after_declining(), rollouts, seed, rollout_policy, params)
+            p, var, n = _state_value(state.after_declining(), rollouts, seed, rollout_policy, params)
             low, high = (p, p) if n is None else wilson_interval(round(p * n), n)
         else:
             q = float(o.battle_odds)
             vw, varw, _ = _state_value(state.after_battle(list(o.cards), True), rollouts, seed, rollout_policy, params)
             vl, varl, _ = _state_value(state.after_battle(list(o.cards), False), rollouts, seed, rollout_policy, params)
             p = q * vw + (1 - q) * vl
-            half = Z95 * math.sqrt(q * q * varw + (1 - q) ** 2 * varl)
+            var = q * q * varw + (1 - q) ** 2 * varl
+            half = Z95 * math.sqrt(var)
             low, high = max(0.0, p - half), min(1.0, p + half)
         evaluated.append(Option(o.action, o.cards, o.human_const, o.human_dice, o.battle_odds, o.subsets, o.cost,
-                                p, low, high))
+                                p, low, high, math.sqrt(var), effect(state, o)))
     evaluated.sort(key=lambda o: (-(o.game_win or 0.0), -(o.battle_odds or 0), o.cost))  # game_win is set
     best = evaluated[0]
     notes = []

@@ -3,6 +3,7 @@
 import itertools
 from collections import Counter
 
+import pytest
 from kzin_helpers import draw, fresh, put_in_play
 
 from engine.kzin.advisor import advise, battle_options, commitment_groups
@@ -100,3 +101,53 @@ def test_advisor_policy_plays_a_legal_game():
     s = play_game(KzinGame(kzin_base_force=6).new_initial_state(), [make_policy("advisor", rollouts=50)],
                   np.random.default_rng(2))
     assert s.is_terminal()
+
+
+def _decision(seed: int = 5, moves: int = 4):
+    from engine.kzin.session import KzinSession
+
+    s = KzinSession(seed=seed, advisor_rollouts=100)
+    for _ in range(moves):
+        s.follow_advice()
+    assert s.decision()
+    return s.state
+
+
+def test_each_option_says_what_it_does_to_the_table_as_the_rules_play_it():
+    from engine.kzin.advisor import advise
+
+    state = _decision()
+    advice = advise(state, 200, seed=1)
+    conquest = state.conquest_in_play()
+    for o in advice.evaluated:
+        if o.battle_odds is None:
+            assert o.effect.startswith("keeps every card") or "keeps every card" in o.effect
+            stays = bool(state.after_declining().conquest_in_play())
+            assert (not conquest) or (("stay" in o.effect) == stays)
+        else:
+            assert o.effect.startswith("spends " + ", ".join(o.card_names))
+            if conquest:
+                assert "clears the Conquest cards win or lose" in o.effect  # every battle discards them
+            for outcome in (True, False):
+                after = state.after_battle(list(o.cards), outcome)
+                words = f"if {'won' if outcome else 'lost'}, marker {state.kem} → {after.kem}"
+                assert (words in o.effect) == (after.kem != state.kem)
+    assert set(advice.table()["effect"]) == {o.effect for o in advice.evaluated}
+
+
+def test_the_lead_of_the_best_option_has_its_own_interval_and_more_rollouts_narrow_it():
+    from engine.kzin.advisor import advise, advise_until_sure
+
+    state = _decision()
+    small = advise(state, 500, seed=1)
+    m = small.margin()
+    best, second = small.evaluated[:2]
+    assert m.difference == pytest.approx(best.game_win - second.game_win)
+    half = 1.959963984540054 * (best.game_se ** 2 + second.game_se ** 2) ** 0.5
+    assert (m.low, m.high) == pytest.approx((m.difference - half, m.difference + half))
+    sure = advise_until_sure(state, 500, seed=1, max_rollouts=4000, tolerance=0.0)
+    assert sure.rollouts_per_state >= 500 and any("rollouts a state" in n for n in sure.notes)
+    ms = sure.margin()
+    if sure.rollouts_per_state > 500:
+        assert ms.high - ms.low < m.high - m.low
+    assert ms.separated or sure.rollouts_per_state == 4000

@@ -332,3 +332,21 @@ def test_the_dashboard_benchmark_prints_milliseconds(capsys):
     assert [name for name, _ in rows] == [f"kzin {what} + derived views, {stat}"
                                          for what in ("card click", "decision") for stat in ("median", "worst")]
     assert all(ms > 0 for _, ms in rows) and " ms" in out
+
+
+def test_the_advice_says_what_each_option_does_and_how_sure_it_is_and_can_play_on():
+    page = light()
+    s = page.session
+    to_battle(page, "liberation")
+    advice = page.advisor.advice[1]
+    frame = views.advice_frame(advice)
+    assert list(frame["what it does"]) == [o.effect for o in advice.evaluated]
+    m = advice.margin()
+    text = views.margin_html(advice)
+    assert f"{100 * m.difference:+.2f} points" in text and ("separated: the best is best" in text) == m.separated
+    assert not page.advisor.play_on.disabled
+    page.advisor.play_on.clicks += 1  # outside a server the longer run finishes at once
+    sure = page.advisor.advice[1]
+    assert page.advisor.sure_of == s.version and page.advisor.play_on.disabled
+    assert sure.rollouts_per_state >= advice.rollouts_per_state and any("rollouts a state" in n for n in sure.notes)
+    assert page.advisor.follow_advice()
