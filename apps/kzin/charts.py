@@ -79,7 +79,7 @@ def forces(session: KzinSession) -> hv.DynamicMap:
     """P(force) of each side of the battle in view, and the chance to win in the title."""
     use_bokeh()
 
-    def draw(version: int, selection: list[int]) -> hv.Overlay:
+    def draw(version: int, selection: list[int], guess: float | None, predict: bool) -> hv.Overlay:
         sides = views.force_sides(session)
         layers, top = [], 0.0
         for side, colour in (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR)):
@@ -93,7 +93,8 @@ def forces(session: KzinSession) -> hv.DynamicMap:
                 color=colour, fill_alpha=0.45, line_color=colour, **NO_TOOLS))
         return hv.Overlay(layers).opts(title=views.forces_title(session), ylim=(0, 1.15 * top or 1))
 
-    return hv.DynamicMap(pn.bind(draw, session.param.version, session.param.selection)).opts(
+    return hv.DynamicMap(pn.bind(draw, session.param.version, session.param.selection, session.param.guess,
+                                 session.param.predict)).opts(
         hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
                         yformatter=PERCENT, ylabel="P(force)", toolbar=None, **_named("forces")),
         hv.opts.Histogram(framewise=True))

@@ -81,8 +81,18 @@ class KzinPage(pn.viewable.Viewer):
             html_pane(self._bound(views.table_html, v), margin=0, sizing_mode="stretch_width"))
         forces = pn.pane.HoloViews(charts.forces(s), sizing_mode="stretch_width", linked_axes=False,
                                    visible=pn.bind(lambda _v: s.decision() is not None, v))
-        odds_box = box("Live odds", html_pane(self._bound(views.odds_html, v, sel), margin=(0, 4), name="odds",
-                                              sizing_mode="stretch_width"),
+        predict = pn.widgets.Checkbox.from_param(s.param.predict, label="Predict, then see (hide the exact chance "
+                                                 "until I have guessed)")
+        guess = pn.widgets.FloatInput(label="Your estimate (%)", start=0, end=100, step=1, width=140, value=None,
+                                      visible=pn.bind(lambda _v, _s, p: p and s.battle() is not None, v, sel,
+                                                      s.param.predict))
+        guess.param.watch(self._take_guess, "value")
+        s.param.watch(lambda e: None if e.new is not None else setattr(guess, "value", None), "guess")
+        self.odds_guess = guess
+        calibration = html_pane(self._bound(views.calibration_html, s.param.predictions), margin=(0, 4))
+        odds = html_pane(self._bound(views.odds_html, v, sel, s.param.guess, s.param.predict), margin=(0, 4),
+                         name="odds", sizing_mode="stretch_width")
+        odds_box = box("Live odds", pn.Row(predict, guess), odds, calibration,
                        forces, pn.pane.Markdown("#### The advisor", margin=(0, 4)), self.advisor)
         running_box = box("Running odds", pn.pane.HoloViews(charts.running(s), sizing_mode="stretch_width",
                                                             linked_axes=False), self.running)
@@ -99,6 +109,16 @@ class KzinPage(pn.viewable.Viewer):
             pn.Row(log_box, box("Game", self.controls), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", styles={"background": "#f3f4f6", "max-width": "1400px", "margin": "0 auto"},
             name="kzin")
+
+    def _take_guess(self, event: Any) -> None:
+        """The player's estimate, typed in percent; an empty box takes the guess back."""
+        value = event.new
+        if value is None:
+            self.session.guess = None
+        elif 0 <= value <= 100:
+            self.session.guess = value / 100
+        else:
+            self.session.refuse("an estimate is a chance from 0% to 100%")
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._layout

@@ -82,7 +82,7 @@ def force_distribution(dice: int, const: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def forces_title(session: KzinSession) -> str:
-    p = session.win_probability()
+    p = None if session.hides_odds() else session.win_probability()
     return "Force distributions" + ("" if p is None else f": you win {pct(float(p))}")
 
 
@@ -163,11 +163,27 @@ def odds_html(session: KzinSession) -> str:
         hint = ("You have no Fleet in play: you must fall back." if not s.fleets_in_play()
                 else "Select at least one Fleet to see your chance of winning.")
         return f"{head}<p>Kzinti force: {kzin}.</p><p>{hint}</p>"
+    if session.hides_odds():
+        return (f"{head}<p>Predict, then see: type your own estimate of the chance to win this battle, and the exact "
+                f"chance appears beside it.</p><p>Kzinti force: {kzin}.</p>")
     p = battle.win_probability()
-    return (f"{head}<p>Chance to win this battle: <span class='win' style='font-size:1.6em;font-weight:700;"
+    guess = "" if session.guess is None else (
+        f"<p class='guess'>Your estimate: {pct(session.guess, 0)}, off by "
+        f"{100 * abs(session.guess - float(p)):.1f} points.</p>")
+    return (f"{guess}{head}<p>Chance to win this battle: <span class='win' style='font-size:1.6em;font-weight:700;"
             f"color:{HUMAN_COLOUR}'>{pct(float(p))}</span> (exactly {p.numerator}/{p.denominator})</p>"
             f"<p>Humans: {battle.human_dice()}d10 {battle.human_const():+d} against {kzin}; "
             f"ties go to the Humans.</p>")
+
+
+def calibration_html(session: KzinSession) -> str:
+    """The player's calibration over the game: their Brier score beside the exact odds' own."""
+    c = session.calibration()
+    if c is None:
+        return ""
+    return (f"<p class='calibration'>Your estimates over {c['battles']} battle(s): Brier score {c['brier']:.3f} "
+            f"(the exact odds would have scored {c['exact_brier']:.3f}; 0 is perfect, 0.25 a coin's guess), "
+            f"{100 * c['mean_gap']:.1f} points from the exact chance on average.</p>")
 
 
 def reasons_html(session: KzinSession) -> str:

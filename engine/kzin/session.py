@@ -59,6 +59,8 @@ SESSION_FORMAT = "tabletop-dojo/kzin-session"
 SESSION_VERSION = 2  # 2: the whole file checksummed, the log and running odds checked entry by entry
 LOG_FIELDS = {"turn": is_count, "event": is_text, "detail": is_text, "odds": optional(is_probability),
               "outcome": is_text}
+PREDICTION_FIELDS = {"turn": is_count, "guess": is_probability, "exact": is_probability,
+                     "won": lambda v: type(v) is bool}
 RUNNING_ODDS_FIELDS = {"turn": is_count, "win": is_probability, "low": is_probability, "high": is_probability}
 DECISIONS = (Defend(), FallBack(), Attack(), Pass())
 """The four decisions a player makes, in the order a page shows them."""
@@ -114,10 +116,16 @@ class KzinSession(GameSession):
     running_odds = param.List(default=[], doc="Estimated chance of winning the game at the start of each turn.")
     progress = param.Number(default=0.0, bounds=(0, 1), doc="Progress of estimate_running_odds.")
     last_move = param.Tuple(default=None, length=2, allow_None=True, doc="The marker's last move (from, to).")
+    guess = param.Number(default=None, allow_None=True, bounds=(0, 1),
+                         doc="The player's own estimate of the chance to win the battle in view.")
+    predictions = param.List(default=[], doc="Each battle the player estimated: turn, guess, exact chance, won.")
+    predict = param.Boolean(default=False, doc="Predict, then see: the exact battle chance is hidden until the "
+                            "player has typed their own estimate.")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self._advice_cache: tuple[Any, Advice] | None = None
+        self.param.watch(self._forget_guess, ["selection"])  # a guess is for one commitment
         if self.state is None:
             self.new_game()
 
@@ -137,6 +145,8 @@ class KzinSession(GameSession):
             self.game_number += 1
             self.log = [_entry(1, "new game", f"seed {self.seed}", None, ""), *drawn]
             self.running_odds = []
+            self.predictions = []
+            self.guess = None
             self.last_move = None
             self.selection = []
             self.state = state
@@ -226,6 +236,13 @@ class KzinSession(GameSession):
         except IllegalActionError:
             self.selection = before
             raise
+
+    def _forget_guess(self, *_events: Any) -> None:
+        self.guess = None
+
+    def hides_odds(self) -> bool:
+        """Whether the exact chance of the battle in view is hidden: predict-then-see mode before a guess."""
+        return self.predict and self.guess is None and self.battle() is not None
 
     # --- derived views (no side effects) --------------------------------------------------------
     def decision(self) -> str | None:
@@ -363,6 +380,19 @@ class KzinSession(GameSession):
             return f"{s.winner} won on turn {s.turn}. The marker is on {s.kem} ({where})."
         return f"Turn {s.turn}. The Expansion Marker is on space {s.kem} ({where}). {self.prompt()}"
 
+    def calibration(self) -> dict[str, float] | None:
+        """How well the player's estimates did over the game: their Brier score (mean squared gap between the
+        estimate and what happened, 0 best), the exact odds' own Brier score over the same battles (what perfect
+        estimates would have scored: the luck in it), and the mean gap between estimate and exact chance."""
+        rows = self.predictions
+        if not rows:
+            return None
+        n = len(rows)
+        return {"battles": n,
+                "brier": sum((r["guess"] - r["won"]) ** 2 for r in rows) / n,
+                "exact_brier": sum((r["exact"] - r["won"]) ** 2 for r in rows) / n,
+                "mean_gap": sum(abs(r["guess"] - r["exact"]) for r in rows) / n}
+
     # --- running odds (rollouts: a view runs estimate_turn on a worker thread) ----------------------
     def running_odds_todo(self) -> list[dict[str, Any]]:
         """The log's turn starts that have no running-odds estimate yet (each with its ``snapshot``)."""
@@ -392,7 +422,7 @@ class KzinSession(GameSession):
 
     # --- saving (the path itself is GameSession's) ---------------------------------------------------
     def _save_extra(self) -> dict[str, Any]:
-        return {"running_odds": self.running_odds}
+        return {"running_odds": self.running_odds, "predictions": self.predictions}
 
     def _check_saved(self, saved: SavedSession) -> dict[str, Any]:
         check_entries(saved.log, "game log", LOG_FIELDS, {"snapshot": lambda v: isinstance(v, dict)})
@@ -402,7 +432,8 @@ class KzinSession(GameSession):
         odds = check_entries(saved.extra.get("running_odds", []), "running odds", RUNNING_ODDS_FIELDS)
         if any(not e["low"] <= e["win"] <= e["high"] for e in odds):
             raise StateFormatError("the running odds are damaged: an estimate outside its interval")
-        return {"running_odds": odds}
+        predictions = check_entries(saved.extra.get("predictions", []), "predictions", PREDICTION_FIELDS)
+        return {"running_odds": odds, "predictions": predictions}
 
     def _restore(self, saved: SavedSession, extra: dict[str, Any]) -> None:
         assert isinstance(saved.state, KzinState)  # load_session read it with KzinGame
@@ -410,6 +441,8 @@ class KzinSession(GameSession):
         for k in RULE_OPTIONS:
             setattr(self, k, getattr(rules, k))
         self.running_odds = extra["running_odds"]
+        self.predictions = extra["predictions"]
+        self.guess = None
         self.selection = []
         self.last_move = None
 
@@ -481,9 +514,12 @@ class KzinSession(GameSession):
         verdict = "won" if lb.humans_won else "lost"
         battle = _entry(turn, f"{phase} battle", f"{action} with {names}; "
                         f"{dice_text(plan, rolls, human_const, kzin_const)}", float(odds), verdict)
-        self._settle(trial, before, battle,
-                     Notice(f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force}).",
-                            Level.SUCCESS if lb.humans_won else Level.WARNING))
+        said = f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force})."
+        if self.guess is not None:
+            self.predictions = [*self.predictions, {"turn": turn, "guess": float(self.guess), "exact": float(odds),
+                                                    "won": bool(lb.humans_won)}]
+            said += f" You had guessed {self.guess:.0%}."
+        self._settle(trial, before, battle, Notice(said, Level.SUCCESS if lb.humans_won else Level.WARNING))
 
     def _decline(self, action: FallBack | Pass) -> None:
         s = self.state
@@ -517,6 +553,7 @@ class KzinSession(GameSession):
         with param.parameterized.batch_call_watchers(self):
             self.log = [*self.log, entry, *drawn]
             self.selection = []
+            self.guess = None
             self.state = trial
             if trial.kem != marker_before:
                 self.last_move = (marker_before, trial.kem)

@@ -350,3 +350,39 @@ def test_the_advice_says_what_each_option_does_and_how_sure_it_is_and_can_play_o
     assert page.advisor.sure_of == s.version and page.advisor.play_on.disabled
     assert sure.rollouts_per_state >= advice.rollouts_per_state and any("rollouts a state" in n for n in sure.notes)
     assert page.advisor.follow_advice()
+
+
+def test_predict_then_see_hides_the_chance_until_a_guess_and_scores_the_guesses():
+    page = light()
+    s = page.session
+    s.predict = True
+    scored = []
+    for _ in range(40):
+        if s.state.phase == "over" or len(scored) == 2:
+            break
+        if s.decision() and s.state.fleets_in_play():
+            fleet = next(v for v in s.table() if v.selectable and v.type == "H")
+            page.tiles.click(fleet.kind, fleet.copy)
+            p = float(s.win_probability())
+            assert s.hides_odds() and f"{100 * p:.1f}%" not in views.odds_html(s)
+            assert figure(page, "forces").title.text == "Force distributions"
+            guess = 0.5 if p < 0.75 else 0.9
+            page.odds_guess.value = 100 * guess
+            assert s.guess == guess and not s.hides_odds()
+            assert f"{100 * p:.1f}%" in views.odds_html(s) and f"off by {100 * abs(guess - p):.1f} points" in (
+                views.odds_html(s))
+            assert figure(page, "forces").title.text.endswith(f"{100 * p:.1f}%")
+            assert page.decisions.decide(s.decisions()[0])
+            battle = [e for e in s.log if e["event"].endswith("battle")][-1]
+            scored.append((guess, p, battle["outcome"] == "won"))
+            assert s.guess is None and f"You had guessed {guess:.0%}" in s.notice.text
+        else:
+            assert s.fall_back() if s.decision() == "invasion" else s.pass_turn()
+    assert len(scored) == 2 and [(r["guess"], r["exact"], r["won"]) for r in s.predictions] == scored
+    c = s.calibration()
+    assert c["brier"] == pytest.approx(sum((g - w) ** 2 for g, _, w in scored) / 2)
+    assert c["exact_brier"] == pytest.approx(sum((p - w) ** 2 for _, p, w in scored) / 2)
+    assert f"Brier score {c['brier']:.3f}" in views.calibration_html(s)
+    other = KzinSession(seed=1)
+    other.load(s.save())
+    assert other.predictions == s.predictions
