@@ -86,8 +86,8 @@ def dashboard_of(app: Any) -> Any:
 
 
 def new_game_button(app: Any) -> Any:
-    controls = getattr(app, "controls", None)
-    return controls.new if controls is not None else app.dashboard._new
+    dashboard = getattr(app, "dashboard", None)
+    return dashboard._new if dashboard is not None else app.controls.new
 
 
 def serve_pages(serve_app: Callable[..., str], create_app: Callable[[], object]) -> tuple[str, list]:

@@ -7,6 +7,8 @@ an illegal one with a notice and change nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import panel as pn
@@ -35,6 +37,18 @@ TILE_CSS = """
 """
 
 
+def on_page(command: Callable[[], Any]) -> Callable[[Any], None]:
+    """A widget's handler that runs ``command`` through ``pn.state.execute(schedule=True)``: on a served page, on
+    its next tick under the document lock, so everything the command changes reaches the page even when Panel
+    delivered the click outside the lock (a click in the moments before the browser has reported the page
+    loaded, when Panel cannot yet send an unlocked change); in a notebook or a test it runs at once."""
+
+    def handler(_event: Any) -> None:
+        pn.state.execute(command, schedule=True)
+
+    return handler
+
+
 class CardTiles(pn.viewable.Viewer):
     """The Human Fleets and Tactics in play, one tile a copy: a click selects or unselects it for the battle.
 
@@ -58,7 +72,7 @@ class CardTiles(pn.viewable.Viewer):
         while len(self.buttons) < len(table):
             slot = len(self.buttons)
             tile = pn.widgets.Button(margin=4, css_classes=["tile"])
-            tile.on_click(lambda _e, slot=slot: self._click_slot(slot))
+            tile.on_click(on_page(partial(self._click_slot, slot)))
             self.buttons.append(tile)
         for slot, tile in enumerate(self.buttons):
             if slot >= len(table):
@@ -114,7 +128,7 @@ class Decisions(pn.viewable.Viewer):
                 color="primary" if str(action) in ("defend", "attack") else "default",
                 visible=pn.bind(lambda _v, a=action: a in s.decisions(), s.param.version),
                 disabled=pn.bind(lambda _v, _sel, a=action: not s.can(a)[0], s.param.version, s.param.selection))
-            button.on_click(lambda _e, a=action: self.decide(a))
+            button.on_click(on_page(partial(self.decide, action)))
             self.buttons[str(action)] = button
         self.reasons = pn.pane.HTML(pn.bind(lambda _v, _sel: views.reasons_html(s), s.param.version,
                                             s.param.selection),
@@ -146,7 +160,7 @@ class GameControls(pn.viewable.Viewer):
                 self.rules[k] = pn.widgets.IntInput(label=RULE_LABELS[k], value=getattr(s, k), start=p.bounds[0],
                                                     end=p.bounds[1], width=150)
         self.new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
-        self.new.on_click(lambda _e: self.new_game())
+        self.new.on_click(on_page(self.new_game))
         self.files = GameFiles("kzin", self._filename(), s, self.load_text, self.autosave)
         s.param.watch(self._follow_game, ["version"])
 

@@ -7,6 +7,7 @@ bound to the session's parameters, so the same page is live in a served tab and 
 from __future__ import annotations
 
 import html
+from functools import partial
 from typing import Any
 
 import panel as pn
@@ -81,12 +82,14 @@ class KzinPage(pn.viewable.Viewer):
             html_pane(self._bound(views.table_html, v), margin=0, sizing_mode="stretch_width"))
         forces = pn.pane.HoloViews(charts.forces(s), sizing_mode="stretch_width", linked_axes=False,
                                    visible=pn.bind(lambda _v: s.decision() is not None, v))
-        predict = pn.widgets.Checkbox.from_param(s.param.predict, label="Predict, then see (hide the exact chance "
-                                                 "until I have guessed)")
+        predict = pn.widgets.Checkbox(label="Predict, then see (hide the exact chance until I have guessed)",
+                                      value=s.predict)
+        predict.param.watch(lambda e: pn.state.execute(partial(setattr, s, "predict", e.new), schedule=True),
+                            "value")
         guess = pn.widgets.FloatInput(label="Your estimate (%)", start=0, end=100, step=1, width=140, value=None,
                                       visible=pn.bind(lambda _v, _s, p: p and s.battle() is not None, v, sel,
                                                       s.param.predict))
-        guess.param.watch(self._take_guess, "value")
+        guess.param.watch(lambda e: pn.state.execute(partial(self._take_guess, e.new), schedule=True), "value")
         s.param.watch(lambda e: None if e.new is not None else setattr(guess, "value", None), "guess")
         self.odds_guess = guess
         calibration = html_pane(self._bound(views.calibration_html, s.param.predictions), margin=(0, 4))
@@ -110,9 +113,8 @@ class KzinPage(pn.viewable.Viewer):
             sizing_mode="stretch_width", styles={"background": "#f3f4f6", "max-width": "1400px", "margin": "0 auto"},
             name="kzin")
 
-    def _take_guess(self, event: Any) -> None:
+    def _take_guess(self, value: float | None) -> None:
         """The player's estimate, typed in percent; an empty box takes the guess back."""
-        value = event.new
         if value is None:
             self.session.guess = None
         elif 0 <= value <= 100:

@@ -1,9 +1,10 @@
 """The Man-Kzin Wars advisor and running odds: rollouts worked out off the page's event loop.
 
 Both are async generators bound to the session's ``version`` with ``pn.bind``: Panel runs them on the
-page's event loop (or the notebook kernel's), cancels the run a newer version supersedes, and cancels it
-when the tab closes. The rollouts themselves run in ``asyncio.to_thread`` over a snapshot taken on the loop,
-and the results come back to the loop before any parameter changes, so no thread writes to a page.
+page's event loop (or the notebook kernel's), starts the first once the page is loaded (``defer_load``),
+cancels the run a newer version supersedes, and cancels it when the tab closes. The rollouts themselves run
+in ``asyncio.to_thread`` over a snapshot taken on the loop, and the results come back to the loop before any
+parameter changes, so no thread writes to a page.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import panel as pn
 import param
 
 from apps.kzin import views
+from apps.kzin.controls import on_page
 from engine.kzin.advisor import Advice, advise_until_sure
 from engine.kzin.session import KzinSession, estimate_turn
 
@@ -39,15 +41,17 @@ class Advisor(pn.viewable.Viewer):
             disabled=pn.bind(lambda advice, version: self.ready(advice, version) is None, self.param.advice,
                              s.param.version),
             visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
-        self.follow.on_click(lambda _e: self.follow_advice())
+        self.follow.on_click(on_page(self.follow_advice))
         self.play_on = pn.widgets.Button(
             label="Play on to be sure", margin=(4, 6),
             disabled=pn.bind(lambda advice, version, sure: self.ready(advice, version) is None or sure == version,
                              self.param.advice, s.param.version, self.param.sure_of),
             visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
-        self.play_on.on_click(lambda _e: self.be_sure())
+        self.play_on.on_click(on_page(self.be_sure))
+        # defer_load: Panel starts the work once the browser has loaded the page. An async update that lands
+        # before then is made outside the document lock, where Panel cannot yet send it, and is lost.
         self._view = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of),
-                              sizing_mode="stretch_width")
+                              defer_load=True, sizing_mode="stretch_width")
 
     def ready(self, advice: tuple[int, Advice] | None, version: int) -> Advice | None:
         """The advice for the game at ``version``, once it has been worked out."""
@@ -107,7 +111,8 @@ class RunningOdds(pn.viewable.Viewer):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self._view = pn.panel(pn.bind(self._estimate, self.session.param.version), sizing_mode="stretch_width")
+        self._view = pn.panel(pn.bind(self._estimate, self.session.param.version), defer_load=True,
+                              sizing_mode="stretch_width")  # started once the page is loaded (see Advisor)
 
     async def _estimate(self, version: int) -> AsyncIterator[Any]:
         s = self.session
