@@ -162,16 +162,20 @@ def _flicks(n: int, speeds: tuple[float, float], strikes: tuple[float, float], s
     return out
 
 
-def soft_flicks(n: int = 60, seed: int = 2, speeds: tuple[float, float] = (0.2, 0.6),
+def soft_flicks(n: int = 60, seed: int = 2, speeds: tuple[float, float] = (0.4, 0.7),
                 params: Params3D | None = None) -> dict[str, Any]:
-    """How often a soft flick (any strike) ends with the face it was set up with, with a 95% interval."""
+    """How often a soft flick (any strike, set up head-up) ends head-up, with a 95% interval, and how
+    concentrated its outcome is (the commonest face and its share)."""
     p = params or default_params()
     faces = _flicks(n, speeds, (0.0, 1.0), seed, p)
     landed = [f for f in faces if f is not None]
     kept = sum(f == "head" for f in landed)
     lo, hi = wilson(kept, len(landed))
+    counts = {f: landed.count(f) for f in FACE_NAMES}
+    modal = max(counts, key=lambda f: counts[f])
     return {"flicks": n, "landed": len(landed), "kept": kept, "p_kept": kept / max(1, len(landed)),
-            "low": lo, "high": hi, "fair": 1 / 6, "speeds_m_s": list(speeds)}
+            "low": lo, "high": hi, "fair": 1 / 6, "speeds_m_s": list(speeds), "counts": counts,
+            "commonest": modal, "p_commonest": counts[modal] / max(1, len(landed))}
 
 
 def hard_flicks(n: int = 300, seed: int = 3, speeds: tuple[float, float] = (1.5, 2.5),
@@ -226,6 +230,7 @@ def calibrate(quick: bool = False, params: Params3D | None = None) -> dict[str, 
         "die_on_dot": die_on_dot(n=12 if quick else 48, params=p),
         "untouched": untouched(n=4 if quick else 12, params=p),
         "soft_flicks": soft_flicks(n=40 if quick else 200, params=p),
+        "softest_flicks": soft_flicks(n=20 if quick else 100, speeds=(0.2, 0.3), params=p),
         "hard_flicks": hard_flicks(n=120 if quick else 600, params=p),
     }
 
