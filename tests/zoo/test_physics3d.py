@@ -261,3 +261,11 @@ def test_bad_input_is_refused() -> None:
         Params3D.from_constants(rim_zone=20.0)
     with pytest.raises(ValueError, match="no rail"):
         launch_point("X", 150.0)
+
+
+def test_the_benchmark_flicks_an_eight_dice_position() -> None:
+    from engine.zoo.bench import aimed_flick, flicks_3d, mid_game_state
+
+    state = mid_game_state()
+    wall, cpu, dice = flicks_3d(state, aimed_flick(state), 3)
+    assert dice == 8 and wall > 0 and cpu > 0
