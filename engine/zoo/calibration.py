@@ -22,6 +22,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from engine.core import wilson_interval
 from engine.zoo.constants import FACE_NAMES, constants
 from engine.zoo.faces import orientation_with_up
 from engine.zoo.physics3d import RAILS, DieBody, Launch, Params3D, default_params, launch_point, prepared, simulate
@@ -170,7 +171,7 @@ def soft_flicks(n: int = 60, seed: int = 2, speeds: tuple[float, float] = (0.4, 
     faces = _flicks(n, speeds, (0.0, 1.0), seed, p)
     landed = [f for f in faces if f is not None]
     kept = sum(f == "head" for f in landed)
-    lo, hi = wilson(kept, len(landed))
+    lo, hi = wilson_interval(kept, len(landed))
     counts = {f: landed.count(f) for f in FACE_NAMES}
     modal = max(counts, key=lambda f: counts[f])
     return {"flicks": n, "landed": len(landed), "kept": kept, "p_kept": kept / max(1, len(landed)),
@@ -206,17 +207,6 @@ def chi2_sf_5(x: float) -> float:
     if x <= 0:
         return 1.0
     return math.erfc(math.sqrt(x / 2)) + math.sqrt(2 * x / math.pi) * math.exp(-x / 2) * (1 + x / 3)
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion k/n."""
-    if n == 0:
-        return 0.0, 1.0
-    ph = k / n
-    den = 1 + z * z / n
-    mid = (ph + z * z / (2 * n)) / den
-    half = z * math.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def calibrate(quick: bool = False, params: Params3D | None = None) -> dict[str, Any]:

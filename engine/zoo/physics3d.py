@@ -686,6 +686,28 @@ class _Run:
             self.start_face = (axis, bool(r[2, axis] > 0))
         self.kit.set_rim_modes(d, force=True)
         mujoco.mj_forward(m, d)
+        if self.launch is not None and self.start_rail is not None:
+            self._free_spot()
+
+    def _free_spot(self) -> None:
+        """The ruling for a spot already taken: a die set on the rail where it would overlap another die (one
+        leaning over the rail's edge) is set down at the nearest free point along the rail, 2 mm at a time."""
+        m, d, kit = self.kit.model, self.kit.data, self.kit
+        n_rails = len(RAILS)
+        if not d.sensordata[n_rails:].any():
+            return
+        qa = kit.qadr[0]
+        along = 0 if self.start_rail in ("S", "N") else 1
+        home = float(d.qpos[qa + along])
+        for k in range(1, 41):
+            off = 2.0 * ((k + 1) // 2) * (1 if k % 2 else -1)
+            d.qpos[qa + along] = home + off * MM
+            mujoco.mj_forward(m, d)
+            if not d.sensordata[n_rails:].any():
+                self.events.append(f"{self.ids[0]} is set down {off:+g} mm along the {self.start_rail} rail: "
+                                   "its spot was taken")
+                return
+        raise ValueError(f"no free spot on the {self.start_rail} rail within 40 mm of where {self.ids[0]} is set")
 
     def frame(self, t: float) -> dict[str, Any]:
         d, kit = self.kit.data, self.kit
@@ -770,15 +792,14 @@ class _Run:
             qa = kit.qadr[k]
             x, y, z = (float(v) / MM for v in d.qpos[qa:qa + 3])
             q = np.array(d.qpos[qa + 3:qa + 7], dtype=float)
-            if z < 0:
-                hole = next((h for h, hx, hy in p.holes if math.hypot(x - hx, y - hy) < p.hole_radius), None)
-                if hole is not None:
-                    caged[die_id] = hole
-                    self.events.append(f"{die_id} fell into the {hole} cage")
-                    continue
             rail = rail_under(p, x, y)
-            if rail is not None or z < 0:
-                left[die_id] = rail or "?"
+            if z < 0 and rail is None:  # below the floor inside the arena: only a well holds it
+                hole = min(p.holes, key=lambda h: math.hypot(x - h[1], y - h[2]))[0]
+                caged[die_id] = hole
+                self.events.append(f"{die_id} fell into the {hole} cage")
+                continue
+            if rail is not None:
+                left[die_id] = rail
                 self.events.append(f"{die_id} left the arena over the {rail} rail")
                 continue
             r = _quat_mat(q)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import mujoco
 import numpy as np
 import pytest
 
@@ -269,3 +270,46 @@ def test_the_benchmark_flicks_an_eight_dice_position() -> None:
     state = mid_game_state()
     wall, cpu, dice = flicks_3d(state, aimed_flick(state), 3)
     assert dice == 8 and wall > 0 and cpu > 0
+
+
+def test_a_spot_taken_by_a_leaning_die_moves_the_launch_along_the_rail() -> None:
+    """A die tilted against the south rail reaches over its edge at the dot: the flicked die is set down at
+    the nearest free point along the rail instead of inside it, and says so."""
+    tilt = math.radians(40.0)
+    r = pose_matrix(0.0, orientation_with_up("back"))
+    c, s = math.cos(tilt), math.sin(tilt)
+    lean = np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]]) @ r  # top tipped towards the rail (-y)
+    q = np.zeros(4)
+    mujoco.mju_mat2Quat(q, lean.reshape(9))
+    leaning = DieBody("B", 150.0, 10.0, 0.0, orientation_with_up("back"), z=16.0, quat=tuple(q))
+    x, y, normal = launch_point("S", 150.0)
+    out = simulate([leaning], Launch("A", x, y, normal, 800.0, orientation_with_up("head")), rng())
+    assert any("spot was taken" in e for e in out.events), out.events
+
+
+@pytest.fixture(scope="module")
+def quick_calibration() -> dict:
+    return cal.calibrate(quick=True)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_dojo_zoo_calibrate_prints_the_measurements(monkeypatch, capsys, quick_calibration, as_json: bool) -> None:
+    import argparse
+    import json
+
+    from engine.zoo.cli import register
+
+    monkeypatch.setattr(cal, "calibrate", lambda quick=False: dict(quick_calibration))
+    parser = argparse.ArgumentParser(prog="dojo")
+    register(parser.add_subparsers())
+    args = parser.parse_args(["zoo", "calibrate", "--quick", *(["--json"] if as_json else [])])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    if as_json:
+        data = json.loads(out)
+        assert set(data) >= {"slide", "restitution", "grazes", "die_on_dot", "untouched", "soft_flicks",
+                             "softest_flicks", "hard_flicks", "seconds"}
+    else:
+        h = quick_calibration["hard_flicks"]
+        assert "v^2 / (2 mu g)" in out and f"chi-square against a fair die {h['chi_square']:.1f}" in out
+        assert f"{quick_calibration['grazes']['struck']} of 12 passes" in out
