@@ -149,8 +149,8 @@ def untouched(n: int = 12, seed: int = 1, params: Params3D | None = None) -> dic
 
 def _flicks(n: int, speeds: tuple[float, float], strikes: tuple[float, float], seed: int, p: Params3D,
             face: str = "head") -> list[str | None]:
-    """Up faces (raw physics, no feet-up ruling; None if caged or out) of ``n`` flicks of a lone die from the
-    south dot with random direction within 45 degrees, speed and strike in the ranges."""
+    """Up faces (raw physics, no feet-up ruling; "caged" or "out" for a die that left) of ``n`` flicks of a
+    lone die from the south dot with random direction within 45 degrees, speed and strike in the ranges."""
     rng = np.random.default_rng(seed)
     out: list[str | None] = []
     for _ in range(n):
@@ -159,7 +159,7 @@ def _flicks(n: int, speeds: tuple[float, float], strikes: tuple[float, float], s
         launch = Launch("A", x, y, heading, rng.uniform(*speeds) * 1000.0, orientation_with_up(face),
                         strike=float(rng.uniform(*strikes)))
         r = simulate([], launch, rng, params=p, must_tumble=False)
-        out.append(r.dice["A"].face if "A" in r.dice else None)
+        out.append(r.dice["A"].face if "A" in r.dice else ("caged" if r.caged else "out"))
     return out
 
 
@@ -169,7 +169,7 @@ def soft_flicks(n: int = 60, seed: int = 2, speeds: tuple[float, float] = (0.4, 
     concentrated its outcome is (the commonest face and its share)."""
     p = params or default_params()
     faces = _flicks(n, speeds, (0.0, 1.0), seed, p)
-    landed = [f for f in faces if f is not None]
+    landed = [f for f in faces if f in FACE_NAMES]
     kept = sum(f == "head" for f in landed)
     lo, hi = wilson_interval(kept, len(landed))
     counts = {f: landed.count(f) for f in FACE_NAMES}
@@ -185,10 +185,11 @@ def hard_flicks(n: int = 300, seed: int = 3, speeds: tuple[float, float] = (1.5,
     against a fair die (5 degrees of freedom) and the p-value."""
     p = params or default_params()
     faces = _flicks(n, speeds, (p.strike, p.strike), seed, p)
-    landed = [f for f in faces if f is not None]
+    landed = [f for f in faces if f in FACE_NAMES]
     counts = {f: landed.count(f) for f in FACE_NAMES}
     chi2 = chi_square(list(counts.values()))
-    return {"flicks": n, "landed": len(landed), "counts": counts, "chi_square": chi2, "dof": 5,
+    return {"flicks": n, "landed": len(landed), "caged": faces.count("caged"), "out": faces.count("out"),
+            "counts": counts, "chi_square": chi2, "dof": 5,
             "p_value": chi2_sf_5(chi2), "speeds_m_s": list(speeds), "strike": p.strike}
 
 

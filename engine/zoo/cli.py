@@ -185,8 +185,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     h = out["hard_flicks"]
     lo, hi = h["speeds_m_s"]
     counts = ", ".join(f"{f} {c}" for f, c in h["counts"].items())
-    print(f"  hard flicks {lo}-{hi} m/s (strike {h['strike']}): {h['landed']} of {h['flicks']} stayed in the arena; "
-          f"faces {counts}")
+    print(f"  hard flicks {lo}-{hi} m/s (strike {h['strike']}), a lone die: {h['landed']} of {h['flicks']} stayed in "
+          f"the arena ({h['caged']} caged, {h['out']} out); faces {counts}")
     print(f"    chi-square against a fair die {h['chi_square']:.1f} on {h['dof']} degrees of freedom, "
           f"p = {h['p_value']:.3g}")
     print(f"  ({out['seconds']:.1f} s)")

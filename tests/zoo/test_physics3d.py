@@ -92,7 +92,7 @@ def test_the_softest_flicks_tip_over_the_rail_edge_predictably() -> None:
 def test_hard_flick_faces_are_measured_and_the_chi_square_is_right() -> None:
     out = cal.hard_flicks(n=60)
     counts = list(out["counts"].values())
-    assert sum(counts) == out["landed"] > 10
+    assert sum(counts) == out["landed"] > 10 and out["landed"] + out["caged"] + out["out"] == 60
     e = out["landed"] / 6
     assert out["chi_square"] == pytest.approx(sum((c - e) ** 2 / e for c in counts))
     assert 0.0 <= out["p_value"] <= 1.0
