@@ -36,8 +36,14 @@ checked):
   from that rail's inner face, so that it can touch it again only by coming back.
 * **Caged**: a die whose centre ends below the floor's top inside a hole. **Out**: a die whose centre ends
   over a rail or beyond (it hopped out, or never left the rail it was flicked from); ``left`` names the rail.
-* **A spot already taken**: a die is set on the rail top, square to it and flush with its inner edge, so it
-  never overlaps a die lying in the arena at that dot; a flick from the dot strikes that die at once.
+* **A spot already taken**: a die is set on the rail top, square to it and ``launch_gap`` short of its inner
+  edge, so it never overlaps a die lying in the arena at that dot; a flick from the dot strikes that die at
+  once. Should it overlap a die leaning over the rail's edge, it is set down at the nearest free point along
+  the rail (``free_spot_step`` at a time, up to ``free_spot_reach``), and an event says so.
+
+For the game (not switched yet): a result's ``DieBody`` carries the die's exact pose (``z``, ``quat``); a
+state that keeps only (x, y, yaw, orientation) puts a die that ended leaning, or on another die, back flat
+on the floor at its (x, y), where it may overlap a neighbour.
 
 Runs are deterministic: MuJoCo is deterministic on one machine, every run starts from a reset state, and
 the only random draw is the strike offset from the generator passed in.
@@ -220,6 +226,9 @@ class Params3D:
     strike_high: float
     strike: float
     strike_jitter: float
+    free_spot_step: float
+    free_spot_reach: float
+    dot_radius: float
     max_speed: float  # mm/s, the fastest flick
 
     @classmethod
@@ -240,7 +249,9 @@ class Params3D:
             floor_dampratio=p["floor_dampratio"], timestep=p["timestep"], sleep_tolerance=p["sleep_tolerance"],
             tumble_settle=p["tumble_settle"], max_time=p["max_time"], frame_rate=p["frame_rate"],
             launch_gap=c["flick"]["launch_gap"], strike_low=p["strike_low"], strike_high=p["strike_high"],
-            strike=p["strike"], strike_jitter=p["strike_jitter"], max_speed=c["flick"]["max_speed_m_s"] * 1000.0,
+            strike=p["strike"], strike_jitter=p["strike_jitter"], free_spot_step=p["free_spot_step"],
+            free_spot_reach=p["free_spot_reach"], dot_radius=p["dot_radius"],
+            max_speed=c["flick"]["max_speed_m_s"] * 1000.0,
         )
         values.update(overrides)
         out = cls(**values)
@@ -384,7 +395,7 @@ def model_xml(p: Params3D, n_dice: int) -> str:
                      f'size="{_f((x1 - x0) / 2 * MM, (y1 - y0) / 2 * MM, (z1 - z0) / 2 * MM)}" {rail}/>')
         x, y, _ = launch_point(name, s / 2, p, gap=-p.edge / 2)
         geoms.append(f'<site name="dot_{name}" type="cylinder" pos="{_f(x * MM, y * MM, hr * MM)}" '
-                     f'size="{_f(2.5 * MM, 0.2 * MM)}" rgba="1 1 1 1"/>')
+                     f'size="{_f(p.dot_radius * MM, 0.2 * MM)}" rgba="1 1 1 1"/>')
     half = p.edge / 2 * MM
     die = (f'priority="0" friction="{_f(mu_d)} 0 0" solref="{_f(tc, p.dampratio(wall=False))}" '
            f'solimp="{_f(p.contact_impedance, p.contact_impedance)} 0.001" condim="3" '
@@ -699,15 +710,17 @@ class _Run:
         qa = kit.qadr[0]
         along = 0 if self.start_rail in ("S", "N") else 1
         home = float(d.qpos[qa + along])
-        for k in range(1, 41):
-            off = 2.0 * ((k + 1) // 2) * (1 if k % 2 else -1)
+        step, reach = self.p.free_spot_step, self.p.free_spot_reach
+        for k in range(1, 2 * int(reach / step) + 1):
+            off = step * ((k + 1) // 2) * (1 if k % 2 else -1)
             d.qpos[qa + along] = home + off * MM
             mujoco.mj_forward(m, d)
             if not d.sensordata[n_rails:].any():
                 self.events.append(f"{self.ids[0]} is set down {off:+g} mm along the {self.start_rail} rail: "
                                    "its spot was taken")
                 return
-        raise ValueError(f"no free spot on the {self.start_rail} rail within 40 mm of where {self.ids[0]} is set")
+        raise ValueError(f"no free spot on the {self.start_rail} rail within {reach:g} mm of where {self.ids[0]} "
+                         "is set")
 
     def frame(self, t: float) -> dict[str, Any]:
         d, kit = self.kit.data, self.kit
