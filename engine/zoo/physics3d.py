@@ -440,6 +440,7 @@ class _Kit:
         self.qadr = [int(m.jnt_qposadr[m.body_jntadr[b]]) for b in self.die_body]
         self.vadr = [int(m.jnt_dofadr[m.body_jntadr[b]]) for b in self.die_body]
         self.qx = np.array(self.qadr)
+        self.solid = set(self.die_geom) | set(self.rail_geom)  # geoms whose touches are hits worth a frame
         self.geoms = np.array(self.die_geom)
         self.hole_offset = (p.size / 2 - p.hole_inset) * MM  # holes sit at (+-offset, +-offset) from the middle
         self.middle = p.size / 2 * MM
@@ -762,6 +763,7 @@ class _Run:
         z0 = d.xmat[kit.die_body[0], 6:9]  # the world z components of the flicked die's three axes (a view)
         settle = p.tumble_settle
         rim_every = p.rim_check_every
+        last_hits: set[tuple[int, int]] = set()
         step = 0
         while step < max_steps:
             mujoco.mj_step(m, d)
@@ -783,15 +785,28 @@ class _Run:
                             last_face = fc
             if step % rim_every == 0:
                 kit.set_rim_modes(d)
-            if self.record and step * p.timestep >= next_frame - 1e-12:
-                frames.append(self.frame(step * p.timestep))
-                next_frame += frame_dt
+            if self.record:
+                hits = self._hits()
+                if step * p.timestep >= next_frame - 1e-12:
+                    frames.append(self.frame(step * p.timestep))
+                    next_frame += frame_dt
+                elif hits - last_hits:  # a hit begins: show the dice touching, between the regular frames
+                    frames.append(self.frame(step * p.timestep))
+                last_hits = hits
             if d.ntree_awake == 0:
                 break
         t = step * p.timestep
         if step >= max_steps:
             self.events.append(f"stopped after {p.max_time:g} s with dice still moving")
         return self._result(frames, t, step, contacts, tumbles)
+
+    def _hits(self) -> set[tuple[int, int]]:
+        """The pairs (die geom, die or rail geom) in contact now (recording only: it reads every contact)."""
+        d, kit = self.kit.data, self.kit
+        if not d.ncon:
+            return set()
+        solid = kit.solid
+        return {(int(a), int(b)) for a, b in d.contact.geom[:d.ncon] if a in solid and b in solid}
 
     def _result(self, frames: list[dict[str, Any]], t: float, steps: int, contacts: list[str],
                 tumbles: int) -> SimResult:

@@ -313,3 +313,18 @@ def test_dojo_zoo_calibrate_prints_the_measurements(monkeypatch, capsys, quick_c
         h = quick_calibration["hard_flicks"]
         assert "v^2 / (2 mu g)" in out and f"chi-square against a fair die {h['chi_square']:.1f}" in out
         assert f"{quick_calibration['grazes']['struck']} of 12 passes" in out
+
+
+def test_the_animation_shows_each_hit_with_the_dice_touching() -> None:
+    """Between the regular frames (here 50 ms apart, longer than a hit) a hit gets its own frame, in which
+    the two dice are touching."""
+    target = DieBody("B", 150.0, 120.0, 0.0, orientation_with_up("back"))
+    x, y, normal = launch_point("S", 150.0)
+    sparse = Params3D.from_constants(strike_jitter=0.0, frame_rate=20.0)
+    r = simulate([target], Launch("A", x, y, normal, 2000.0, orientation_with_up("head"), strike=0.0), rng(),
+                 params=sparse, record=True)
+    assert "B" in r.contacts
+    gaps = [math.dist(f["dice"]["A"][:2], f["dice"]["B"][:2]) for f in r.frames if {"A", "B"} <= set(f["dice"])]
+    assert min(gaps) < EDGE * 1.05, min(gaps)  # centres an edge apart or closer: faces in contact
+    times = [f["t"] for f in r.frames]
+    assert times == sorted(times)
