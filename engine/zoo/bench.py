@@ -35,23 +35,23 @@ def aimed_flick(state: ZooState) -> Flick:
 def flicks_3d(state: ZooState, flick: Flick, n: int, seed: int = 1) -> tuple[float, float, int]:
     """Wall and CPU seconds of ``n`` noisy copies of ``flick`` in the 3-D arena (MuJoCo), one process, and
     the number of dice in the arena (the flicked one included)."""
-    from engine.zoo import physics3d  # MuJoCo only for this row
+    from engine.zoo import arena3d  # MuJoCo only for this row
 
     noise = AimNoise()
     rng = make_rng(seed)
-    others = [physics3d.DieBody(d, die.x, die.y, die.angle, die.orientation)
+    others = [arena3d.DieBody(d, die.x, die.y, die.angle, die.orientation)
               for d, die in state.dice.items() if die.status == "arena" and d != flick.die]
-    x, y, normal = physics3d.launch_point(flick.rail, 150.0 if flick.along is None else flick.along)
+    x, y, normal = arena3d.launch_point(flick.rail, 150.0 if flick.along is None else flick.along)
     face = orientation_with_up(flick.face or "head")
     launches = []
     for _ in range(n):
         heading = normal + math.radians(flick.direction + rng.normal(0, noise.angle_sd))
         speed = flick.speed * 1000.0 * (1 + rng.normal(0, noise.speed_sd))
-        launches.append(physics3d.Launch(flick.die, x, y, heading, speed, face))
-    physics3d.simulate(others, launches[0], rng)  # builds and caches the model
+        launches.append(arena3d.Launch(flick.die, x, y, heading, speed, face))
+    arena3d.simulate(others, launches[0], rng)  # builds and caches the model
     wall, cpu = time.perf_counter(), time.process_time()
     for launch in launches:
-        physics3d.simulate(others, launch, rng)
+        arena3d.simulate(others, launch, rng)
     return time.perf_counter() - wall, time.process_time() - cpu, len(others) + 1
 
 

@@ -1,6 +1,6 @@
 """Calibration of the 3-D arena against theory: what ``dojo zoo calibrate`` prints and the tests assert.
 
-Each function runs the MuJoCo arena (``physics3d``) and returns plain numbers next to what theory or the
+Each function runs the MuJoCo arena (``arena3d``) and returns plain numbers next to what theory or the
 design says they should be:
 
 * ``slide``: a push through the centre (no spin) slides v^2 / (2 mu g) on the floor and keeps its face;
@@ -23,9 +23,9 @@ import mujoco
 import numpy as np
 
 from engine.core import wilson_interval
+from engine.zoo.arena3d import RAILS, DieBody, Launch, Params3D, default_params, launch_point, prepared, simulate
 from engine.zoo.constants import FACE_NAMES, constants
 from engine.zoo.faces import orientation_with_up
-from engine.zoo.physics3d import RAILS, DieBody, Launch, Params3D, default_params, launch_point, prepared, simulate
 
 
 def _theory_slide(speed_m_s: float, p: Params3D) -> float:

@@ -13,9 +13,7 @@ import numpy as np
 import pytest
 
 from engine.zoo import calibration as cal
-from engine.zoo.constants import FACE_NAMES, arena, constants
-from engine.zoo.faces import orientation_with_up, up_face
-from engine.zoo.physics3d import (
+from engine.zoo.arena3d import (
     DieBody,
     Launch,
     Params3D,
@@ -27,6 +25,8 @@ from engine.zoo.physics3d import (
     simulate,
     snap,
 )
+from engine.zoo.constants import FACE_NAMES, arena, constants
+from engine.zoo.faces import orientation_with_up, up_face
 
 MU = constants()["friction"]["floor"]
 G = constants()["friction"]["gravity"]
