@@ -1,4 +1,4 @@
-"""Kung-Fu Zoo throughput: flicks simulated per second and the latency of one flick's odds.
+"""Kung-Fu Zoo throughput: flicks simulated per second (2-D and 3-D arena) and the latency of one flick's odds.
 
 ``python -m engine.zoo.bench`` prints the rows; ``engine.bench`` collects them with every game's. The
 position is a mid-game two-player Cage Battle (eight animals in the arena) reached by a seeded random game.
@@ -8,10 +8,12 @@ as well.
 
 from __future__ import annotations
 
+import math
 import time
 
 from engine.core import make_rng
 from engine.zoo.actions import Flick
+from engine.zoo.faces import orientation_with_up
 from engine.zoo.game import ZooState, new_game
 from engine.zoo.odds import AimNoise, flick_odds, noisy_jobs, run_samples
 
@@ -30,6 +32,29 @@ def aimed_flick(state: ZooState) -> Flick:
     return next(a for a in state.legal_actions() if isinstance(a, Flick) and a.speed == 1.2 and a.direction == 0)
 
 
+def flicks_3d(state: ZooState, flick: Flick, n: int, seed: int = 1) -> tuple[float, float, int]:
+    """Wall and CPU seconds of ``n`` noisy copies of ``flick`` in the 3-D arena (MuJoCo), one process, and
+    the number of dice in the arena (the flicked one included)."""
+    from engine.zoo import arena3d  # MuJoCo only for this row
+
+    noise = AimNoise()
+    rng = make_rng(seed)
+    others = [arena3d.DieBody(d, die.x, die.y, die.angle, die.orientation)
+              for d, die in state.dice.items() if die.status == "arena" and d != flick.die]
+    x, y, normal = arena3d.launch_point(flick.rail, 150.0 if flick.along is None else flick.along)
+    face = orientation_with_up(flick.face or "head")
+    launches = []
+    for _ in range(n):
+        heading = normal + math.radians(flick.direction + rng.normal(0, noise.angle_sd))
+        speed = flick.speed * 1000.0 * (1 + rng.normal(0, noise.speed_sd))
+        launches.append(arena3d.Launch(flick.die, x, y, heading, speed, face))
+    arena3d.simulate(others, launches[0], rng)  # builds and caches the model
+    wall, cpu = time.perf_counter(), time.process_time()
+    for launch in launches:
+        arena3d.simulate(others, launch, rng)
+    return time.perf_counter() - wall, time.process_time() - cpu, len(others) + 1
+
+
 def run(quick: bool = False) -> list[tuple[str, float, str]]:
     """(label, value, unit) rows; a few seconds in all (well under one with ``quick``)."""
     state = mid_game_state()
@@ -42,6 +67,12 @@ def run(quick: bool = False) -> list[tuple[str, float, str]]:
     rows = [
         ("zoo flicks simulated, 1 process", n / wall, "flicks/s"),
         ("zoo CPU time per simulated flick", 1000 * cpu / n, "ms"),
+    ]
+    n3 = 20 if quick else 200
+    wall3, cpu3, k = flicks_3d(state, flick, n3)
+    rows += [
+        (f"zoo 3-D flicks simulated ({k} dice), 1 process", n3 / wall3, "flicks/s"),
+        ("zoo 3-D CPU time per simulated flick", 1000 * cpu3 / n3, "ms"),
     ]
     samples = 100 if quick else 500
     for workers in (1, 2, None):

@@ -4,6 +4,7 @@
 ``dojo zoo odds --flick "flick E1 from S-dot face=head dir=0.0 speed=1.2" --samples 500``
 ``dojo zoo odds --directions=-30:30:10 --speeds 0.6:1.8:0.4 --samples 40`` (a grid over direction x speed;
 write ``--directions=`` with ``=`` when the range starts with a minus sign)
+``dojo zoo calibrate [--quick] [--json]`` (the 3-D arena's physics against theory, ``engine.zoo.calibration``)
 
 The odds are for a position: a saved game (``--state FILE``) or, by default, a seeded mid-game Cage Battle.
 Every command prints figures a person can read, or JSON with ``--json``. Bad input is a message on stderr
@@ -150,6 +151,48 @@ def _odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate(args: argparse.Namespace) -> int:
+    from engine.zoo.calibration import calibrate  # imports MuJoCo only for this command
+
+    start = time.perf_counter()
+    out = calibrate(quick=args.quick)
+    out["seconds"] = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    print(f"Kung-Fu Zoo 3-D arena (MuJoCo, {out['timestep_s'] * 1000:g} ms step), calibration against theory:")
+    print("  slide of a push through the centre (no spin) against v^2 / (2 mu g):")
+    for row in out["slide"]:
+        print(f"    {row['speed_m_s']:.1f} m/s: {row['slid_mm']:7.2f} mm, theory {row['theory_mm']:7.2f} mm "
+              f"(ratio {row['ratio']:.4f}), ends {row['face']}")
+    for key, label in (("die_die", "die on die"), ("die_rail", "die on rail")):
+        r = out["restitution"][key]
+        es = ", ".join(f"{h['speed_m_s']:.1f} m/s: {h['e']:.3f}" for h in r["hits"] if h["e"] is not None)
+        print(f"  restitution of a head-on hit, {label} (design {r['design']}): {es}")
+    g = out["grazes"]
+    print(f"  grazes (overlap 0.5-4 mm, 1.5-2.5 m/s): {g['struck']} of {g['passes']} passes struck the die")
+    d = out["die_on_dot"]
+    print(f"  a die lying at the dot: struck by {d['struck']} of {d['flicks']} flicks from it "
+          f"({d['struck_first']} touched it first)")
+    u = out["untouched"]
+    print(f"  dice at rest that nothing hits: {u['changed_face']} of {u['dice']} changed face, {u['moved']} moved")
+    for key in ("soft_flicks", "softest_flicks"):
+        s = out[key]
+        lo, hi = s["speeds_m_s"]
+        print(f"  flicks at {lo}-{hi} m/s set head-up, any strike: {s['kept']} of {s['landed']} kept the face "
+              f"({s['p_kept']:.2f}, 95% {s['low']:.2f}-{s['high']:.2f}; a fair die 0.17); "
+              f"commonest {s['commonest']} {s['p_commonest']:.2f}")
+    h = out["hard_flicks"]
+    lo, hi = h["speeds_m_s"]
+    counts = ", ".join(f"{f} {c}" for f, c in h["counts"].items())
+    print(f"  hard flicks {lo}-{hi} m/s (strike {h['strike']}), a lone die: {h['landed']} of {h['flicks']} stayed in "
+          f"the arena ({h['caged']} caged, {h['out']} out); faces {counts}")
+    print(f"    chi-square against a fair die {h['chi_square']:.1f} on {h['dof']} degrees of freedom, "
+          f"p = {h['p_value']:.3g}")
+    print(f"  ({out['seconds']:.1f} s)")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     """Add ``zoo`` with its ``simulate`` and ``odds`` commands to the ``dojo`` parser."""
     zoo = subparsers.add_parser("zoo", help="Kung-Fu Zoo: bot battles and flick odds",
@@ -181,3 +224,8 @@ def register(subparsers: Any) -> None:
     odds.add_argument("--seed", type=int, default=0)
     odds.add_argument("--json", action="store_true", help="print JSON for a program")
     odds.set_defaults(func=_guarded(_odds))
+
+    cal = sub.add_parser("calibrate", help="the 3-D arena's physics measured against theory")
+    cal.add_argument("--quick", action="store_true", help="small samples (a few seconds)")
+    cal.add_argument("--json", action="store_true", help="print JSON for a program")
+    cal.set_defaults(func=_guarded(_calibrate))
