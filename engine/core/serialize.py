@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import numpy as np
 
 from engine.core.protocol import StateFormatError
@@ -28,6 +29,102 @@ from engine.core.rng import rng_from_state, rng_state
 
 if TYPE_CHECKING:
     from engine.core.protocol import Game, State
+
+
+MAX_SAVE_BYTES = 4 * 1024 * 1024
+"""The largest save file any game reads (4 MB; a long game saves a few hundred kB). Pages state it."""
+MAX_DEPTH = 32
+"""The deepest nesting of lists and objects a save file may have (the games write 8 at most)."""
+MAX_TEXT = 1000
+"""The longest text (a string or an object key) a save file may hold (a log line is under 200 characters)."""
+MAX_INT = 2**128
+"""Whole numbers in a save file lie between -MAX_INT and MAX_INT (a generator's state is 128-bit)."""
+MAX_QUOTE = 40
+"""How much of a file's own value a refusal quotes: enough to recognise it, never the upload."""
+MAX_REASON = 240
+"""The longest reason a refusal gives."""
+
+
+def quote(value: Any) -> str:
+    """A file's value as a short plain-text repr for a message: a long one is cut, a container named by its type."""
+    if isinstance(value, (dict, list)):
+        return f"a JSON {'object' if isinstance(value, dict) else 'list'}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return "a very large number"
+    text = repr(value)
+    return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 3] + "..."
+
+
+def bounded(reason: str) -> str:
+    """A reason cut to ``MAX_REASON`` characters, so no message repeats a large part of a file."""
+    return reason if len(reason) <= MAX_REASON else reason[: MAX_REASON - 3] + "..."
+
+
+def decode(text: str | bytes) -> Any:
+    """Parse a save file's JSON strictly, or raise ``StateFormatError`` with a short reason.
+
+    msgspec's decoder is strict JSON (no ``NaN`` or ``Infinity``, no number that overflows a float, no whole
+    number of thousands of digits) and never quotes the input in its errors; the size is checked before
+    reading, and the nesting, long texts and huge whole numbers after, so that no later step (the checksum,
+    a game's checks, a view) meets a value that makes it raise something other than a refusal."""
+    if isinstance(text, str):
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise StateFormatError("the file is not UTF-8 text (it holds an unpaired surrogate)") from None
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        raw = bytes(text)
+    else:
+        raise StateFormatError(f"not a saved game: expected text, not {type(text).__name__}")
+    if len(raw) > MAX_SAVE_BYTES:
+        raise StateFormatError(f"the file is too large ({len(raw) / 1024 / 1024:.1f} MB; a saved game is at most "
+                               f"{MAX_SAVE_BYTES // 1024 // 1024} MB)")
+    if raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark some editors add
+        raw = raw[3:]
+    try:
+        data = msgspec.json.decode(raw)
+    except UnicodeDecodeError as exc:
+        raise StateFormatError(f"the file is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except RecursionError:
+        raise StateFormatError(f"the file is nested too deeply (a saved game nests at most {MAX_DEPTH} levels)") \
+            from None
+    except msgspec.ValidationError as exc:  # a number too large for a float or a 64-bit-plus whole number
+        raise StateFormatError(f"the file holds a number out of range ({bounded(str(exc))})") from None
+    except msgspec.DecodeError as exc:
+        if not raw.isascii():
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as uexc:
+                raise StateFormatError(f"the file is not UTF-8 text (byte {uexc.start}: {uexc.reason})") from None
+        raise StateFormatError(f"the file is not valid JSON ({bounded(str(exc))})") from None
+    _check_values(data)
+    return data
+
+
+def _check_values(data: Any) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH``, a text longer than ``MAX_TEXT`` and a whole number beyond
+    ``MAX_INT``, walking the decoded file without recursion."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth > MAX_DEPTH:
+                raise StateFormatError(f"the file is nested too deeply (a saved game nests at most {MAX_DEPTH} "
+                                       "levels)")
+            for key, item in value.items():
+                if len(key) > MAX_TEXT:
+                    raise StateFormatError(f"the file holds a name of {len(key)} characters (at most {MAX_TEXT})")
+                stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            if depth > MAX_DEPTH:
+                raise StateFormatError(f"the file is nested too deeply (a saved game nests at most {MAX_DEPTH} "
+                                       "levels)")
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            if len(value) > MAX_TEXT:
+                raise StateFormatError(f"the file holds a text of {len(value)} characters (at most {MAX_TEXT})")
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise StateFormatError("the file holds a whole number out of range")
 
 
 def _canonical(obj: Any) -> str:
@@ -54,10 +151,16 @@ def dump_state(state: State) -> str:
 
 def load_state(text: str | bytes, game_cls: type[Game]) -> State:
     """Read a saved game of ``game_cls``; raise ``StateFormatError`` saying what is wrong."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise StateFormatError(f"not a saved game: the file is not valid JSON ({exc})") from None
+    return state_from_envelope(decode(text), game_cls)
+
+
+# What a game's checks may raise on a value they did not foresee; each becomes a refusal with its reason.
+_GAME_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError, AssertionError,
+                RecursionError)
+
+
+def state_from_envelope(data: Any, game_cls: type[Game]) -> State:
+    """A decoded saved game (``{"game", "version", "rules", "state", "checksum"}``) checked layer by layer."""
     if not isinstance(data, dict):
         raise StateFormatError("not a saved game: expected a JSON object")
     missing = {"game", "version", "rules", "state", "checksum"} - data.keys()
@@ -65,10 +168,10 @@ def load_state(text: str | bytes, game_cls: type[Game]) -> State:
         raise StateFormatError(f"not a saved game: missing {', '.join(sorted(missing))}")
     info = game_cls.info
     if data["game"] != info.name:
-        raise StateFormatError(f"this is a saved {data['game']!r} game, not {info.name!r}")
-    if data["version"] != info.state_version:
+        raise StateFormatError(f"this is a saved {quote(data['game'])} game, not {info.name!r}")
+    if data["version"] != info.state_version or type(data["version"]) is not int:
         raise StateFormatError(
-            f"saved with format version {data['version']!r}; this program reads version {info.state_version}"
+            f"saved with format version {quote(data['version'])}; this program reads version {info.state_version}"
         )
     if data["checksum"] != checksum(data["rules"], data["state"]):
         raise StateFormatError("the file was changed after it was saved (checksum mismatch)")
@@ -77,10 +180,27 @@ def load_state(text: str | bytes, game_cls: type[Game]) -> State:
     try:
         game = game_cls.from_rule_options(data["rules"])
         return game.state_from_dict(data["state"])
-    except StateFormatError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise StateFormatError(f"the saved game is inconsistent: {type(exc).__name__}: {exc}") from None
+    except StateFormatError as exc:
+        raise StateFormatError(bounded(str(exc))) from None
+    except _GAME_ERRORS as exc:
+        raise StateFormatError(bounded(f"the saved game is inconsistent: {type(exc).__name__}: {exc}")) from None
+
+
+def checked_rng(data: Any) -> np.random.Generator:
+    """The generator a file saved (PCG64), its numbers checked against their bits first: numpy would raise an
+    OverflowError, or quietly reduce them, on a forged state."""
+    shape = isinstance(data, dict) and set(data) == {"bit_generator", "state", "has_uint32", "uinteger"}
+    inner = data.get("state") if shape else None
+    if not shape or data["bit_generator"] != "PCG64" or not isinstance(inner, dict) or set(inner) != {"state", "inc"}:
+        raise StateFormatError("the random generator's state is damaged (not a PCG64 state)")
+    for name, value, bits in (("state", inner["state"], 128), ("inc", inner["inc"], 128),
+                              ("uinteger", data["uinteger"], 32), ("has_uint32", data["has_uint32"], 1)):
+        if type(value) is not int or not 0 <= value < 2**bits:
+            raise StateFormatError(f"the random generator's state is damaged ({name} is not a {bits}-bit number)")
+    try:
+        return rng_from_state(data)
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise StateFormatError(bounded(f"the random generator's state is damaged ({exc})")) from None
 
 
 SESSION_FIELDS = ("format", "version", "seed", "game", "rng", "log", "checksum")
@@ -124,25 +244,19 @@ def load_session(text: str | bytes, kind: str, version: int, game_cls: type[Game
     The checksum refuses a file edited by hand; what the session keeps beside the game (its log, its extra
     fields) must still be checked by the session, entry by entry (:func:`check_entries`), for a consistent
     forgery."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise StateFormatError(f"the file is not valid JSON ({exc})") from None
+    data = decode(text)
     if not isinstance(data, dict) or data.get("format") != kind:
         raise StateFormatError(f"not a {what}")
-    if data.get("version") != version:
-        raise StateFormatError(f"saved with format version {data.get('version')!r}; this program reads version "
-                               f"{version}")
+    if data.get("version") != version or type(data.get("version")) is not int:
+        raise StateFormatError(f"saved with format version {quote(data.get('version'))}; this program reads "
+                               f"version {version}")
     missing = [k for k in SESSION_FIELDS if k not in data]
     if missing:
         raise StateFormatError(f"the file lacks {', '.join(missing)}")
     if data["checksum"] != session_checksum(data):
         raise StateFormatError("the file was changed after it was saved (checksum mismatch)")
-    state = load_state(json.dumps(data["game"]), game_cls)
-    try:
-        rng = rng_from_state(data["rng"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise StateFormatError(f"the random generator's state is damaged ({exc})") from None
+    state = state_from_envelope(data["game"], game_cls)
+    rng = checked_rng(data["rng"])
     log = data["log"]
     if not isinstance(log, list) or not all(isinstance(e, dict) for e in log):
         raise StateFormatError("the log is damaged")

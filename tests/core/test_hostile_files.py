@@ -1,0 +1,140 @@
+"""Hostile save files (issue 18, point 7): every bad file is refused with a short reason, never a Python error.
+
+Each file is one the decoder or the checks once let through to a RecursionError, an OverflowError, a refusal
+without a reason or a message repeating the upload. They are tried on a bare saved game (``load_state``) and on a
+session file (``load_session``), of the toy duel and of the three games.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from toy import DuelGame
+
+from engine.core import StateFormatError, load_state, make_rng
+from engine.core.serialize import MAX_SAVE_BYTES, dump_session, load_session, session_checksum
+from engine.kf2100.state import KungFuGame
+from engine.kzin.rules import KzinGame
+from engine.zoo.game import ZooGame
+
+KIND = "tabletop-dojo/duel-session"
+MAX_MESSAGE = 300  # a refusal is a sentence, not a copy of the file
+
+
+def _session() -> dict:
+    state = DuelGame().new_initial_state()
+    return json.loads(dump_session(KIND, 2, state, make_rng(4), 4, [{"move": 0, "text": "start"}]))
+
+
+def _signed(data: dict) -> str:
+    data["checksum"] = session_checksum(data)
+    return json.dumps(data)
+
+
+def _refusal(load, text) -> str:
+    with pytest.raises(StateFormatError) as info:
+        load(text)
+    message = str(info.value)
+    assert message and len(message) <= MAX_MESSAGE, message
+    return message
+
+
+def _load_session(text):
+    return load_session(text, KIND, 2, DuelGame, "saved duel")
+
+
+def _load_state(text):
+    return load_state(text, DuelGame)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+BARE = json.loads(DuelGame().new_initial_state().to_json())
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    (DEEP, "nested too deeply"),
+    ('{"a": ' * 50_000 + "1" + "}" * 50_000, "nested too deeply"),
+    ('{"game": Infinity}', "not valid JSON"),
+    ('{"game": NaN}', "not valid JSON"),
+    ('{"game": -Infinity}', "not valid JSON"),
+    ('{"game": 1e400}', "out of range"),
+    ('{"game": ' + "9" * 5000 + "}", "out of range"),
+    (b"\xff\xfe\x00{", "not UTF-8"),
+    (b'{"game": "\xc3\x28"}', "not UTF-8"),
+    ("\ud800{}", "not UTF-8"),
+    ("", "not valid JSON"),
+])
+@pytest.mark.parametrize("load", [_load_session, _load_state], ids=["session", "bare game"])
+def test_undecodable_files_are_refused_with_a_short_reason(load, text, words):
+    assert words in _refusal(load, text)
+
+
+@pytest.mark.parametrize("load", [_load_session, _load_state], ids=["session", "bare game"])
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(load):
+    text = json.dumps({"padding": "x" * MAX_SAVE_BYTES})
+    message = _refusal(load, text)
+    assert "too large" in message and f"{MAX_SAVE_BYTES // 1024 // 1024} MB" in message
+    assert _refusal(load, text.encode()) == message
+
+
+def test_a_huge_string_is_refused_without_being_repeated():
+    data = _session()
+    data["log"] = [{"move": 0, "text": "<b>" * 20_000}]
+    message = _refusal(_load_session, _signed(data))
+    assert "<b>" not in message
+
+
+@pytest.mark.parametrize(("big", "words"), [(2**130, "out of range"), (-(2**130), "out of range"),
+                                            (10**400, "out of range"), (2**128, "generator"), (-1, "generator"),
+                                            (1.5, "generator"), ("7", "generator")])
+def test_a_generator_state_too_large_for_its_bits_is_refused(big, words):
+    for where in ("state", "inc"):
+        data = _session()
+        data["rng"]["state"][where] = big
+        assert words in _refusal(_load_session, _signed(data))
+    data = _session()
+    data["rng"]["has_uint32"] = 2
+    assert "generator" in _refusal(_load_session, _signed(data))
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("version", "<img src=x onerror=alert(1)>" * 100),
+    ("format", "tabletop-dojo/" + "x" * 10_000),
+    ("version", ["x" * 10_000]),
+])
+def test_a_quoted_field_is_quoted_short(field, value):
+    data = _session()
+    data[field] = value
+    message = _refusal(_load_session, _signed(data))
+    assert "x" * 100 not in message and "onerror=alert(1)><img" not in message
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("game", "<img src=x onerror=alert(1)>" * 100),
+    ("version", "9" * 1000),
+    ("version", {"x": "y" * 10_000}),
+])
+def test_a_bare_games_quoted_field_is_quoted_short(field, value):
+    data = dict(BARE, **{field: value})
+    message = _refusal(_load_state, json.dumps(data))
+    assert "9" * 100 not in message and "y" * 100 not in message and "onerror=alert(1)><img" not in message
+
+
+@pytest.mark.parametrize("game_cls", [KzinGame, KungFuGame, ZooGame])
+def test_every_game_refuses_the_hostile_files_in_its_own_loader(game_cls):
+    for text in (DEEP, '{"game": NaN}', b"\xff{"):
+        with pytest.raises(StateFormatError):
+            load_state(text, game_cls)
+
+
+def test_a_game_that_breaks_in_an_unexpected_way_still_gets_a_short_reason():
+    """The rules' own errors, whatever their kind, come back as a StateFormatError of bounded length."""
+
+    class Fragile(DuelGame):
+        def state_from_dict(self, data):
+            raise OverflowError("x" * 10_000)
+
+    text = DuelGame().new_initial_state().to_json()
+    message = _refusal(lambda t: load_state(t, Fragile), text)
+    assert "inconsistent" in message
