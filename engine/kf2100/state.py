@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from engine.core import CHANCE, TERMINAL, ChanceMode, Game, GameInfo, IllegalActionError, Information, State
-from engine.core.protocol import Action
+from engine.core.protocol import Action, malformed
 from engine.kf2100.actions import (
     Activate,
     Answer,
@@ -666,11 +666,18 @@ class KungFuState(State):
 
     # --- applying ----------------------------------------------------------------------------------------
     def illegal_reason(self, action: Action) -> str | None:
+        reason = malformed(action)
+        if reason is not None:
+            return reason
+        if not isinstance(action, KFAction):
+            return f"a {type(action).__name__} is not a Kung Fu 2100 move"
+        if isinstance(action, Lead) and action.side not in (TERMINATORS, CLONE_MASTER):
+            return f"the side to lead is 0 (Terminators) or 1 (Clone Master), not {action.side}"
+        if isinstance(action, Roll) and not 1 <= action.value <= 6:
+            return f"a d6 shows 1 to 6, not {action.value}"
         player = self.current_player()
         if player == TERMINAL:
             return "the game is over"
-        if not isinstance(action, KFAction):
-            return f"{action!r} is not a Kung Fu 2100 move"
         if action in self.legal_actions():
             return None
         return self._explain(action, player)

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import param
 
 from engine.core import CHANCE, TERMINAL, Action, ChanceMode, Game, GameInfo, Information, State
+from engine.core.protocol import malformed
 from engine.kzin.cards import (
     CARDS,
     CONQUEST,
@@ -310,6 +311,13 @@ class KzinState(State):
         return actions
 
     def illegal_reason(self, action: Action) -> str | None:
+        reason = malformed(action)
+        if reason is not None:
+            return reason
+        if isinstance(action, (Draw, Commit)) and not 0 <= action.kind < NUM_KINDS:
+            return f"there is no card number {action.kind} (the cards are numbered 0-{NUM_KINDS - 1})"
+        if isinstance(action, Roll) and action.value not in D10:
+            return f"a d10 shows 1 to 10, not {action.value}"
         phase = self.phase
         if phase == OVER:
             return "the game is over"

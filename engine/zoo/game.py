@@ -41,6 +41,7 @@ from engine.core import (
     State,
     StateFormatError,
 )
+from engine.core.protocol import malformed
 from engine.core.rng import clone_rng, make_rng, rng_from_state, rng_state
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility, ZooAction
 from engine.zoo.constants import FACE_NAMES, FACE_UP, STUNNED, TEAMS, abilities, arena, constants, face_points
@@ -185,10 +186,15 @@ def _numbers_reason(*named: tuple[str, Any]) -> str | None:
     is False) and would put an animal at (nan, nan), so non-numbers and non-finite numbers are refused first."""
     for name, value in named:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            return f"{name} must be a number, not {value!r}"
+            return f"{name} must be a number, not {repr(value)[:40]}"
         if not math.isfinite(value):
             return f"{name} must be a finite number, not {value}"
     return None
+
+
+def _flick_numbers_reason(f: Flick) -> str | None:
+    return _numbers_reason(("heading" if f.rail == "here" else "direction", f.direction), ("speed", f.speed),
+                           *([("the spot along the rail", f.along)] if f.along is not None else []))
 
 
 def _wrap_degrees(d: float) -> float:
@@ -296,6 +302,10 @@ class ZooState(State):
         Any in-range flick is legal (continuous direction and speed), not only the representative flicks
         that ``legal_actions`` lists.
         """
+        reason = _flick_numbers_reason(action) if isinstance(action, Flick) else None
+        reason = reason or malformed(action)  # the numbers in the game's words first, then every field's type
+        if reason is not None:
+            return reason
         if self.phase == "over":
             return "the battle is over"
         if isinstance(action, Flick):
@@ -325,9 +335,7 @@ class ZooState(State):
             return f"{self.describe_player()} must first choose who starts the round"
         if self.phase == "place":
             return f"{self.describe_player()} must first place {self.pending[0][1]} in the arena"
-        numbers_reason = _numbers_reason(
-            ("heading" if f.rail == "here" else "direction", f.direction), ("speed", f.speed),
-            *([("the spot along the rail", f.along)] if f.along is not None else []))
+        numbers_reason = _flick_numbers_reason(f)
         if numbers_reason is not None:
             return numbers_reason
         if f.die not in self.dice:
