@@ -127,6 +127,23 @@ def _check_values(data: Any) -> None:
             raise StateFormatError("the file holds a whole number out of range")
 
 
+def check_schema(data: Any, shape: Any, what: str) -> Any:
+    """``data`` read strictly as ``shape`` (a msgspec type: ``true`` is not 1, ``"3"`` is not 3, an unknown field
+    is refused), or ``StateFormatError`` saying what and where, e.g. "the saved position is damaged: Expected
+    `int` <= 20 - at `$.figures[3].mp`". The value itself is never repeated: a file's text stays out of messages."""
+    try:
+        return msgspec.convert(data, shape, strict=True)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        problem, _, where = message.partition(" - at ")
+        if problem.startswith("Invalid enum value"):
+            problem = "a value that is not one of those allowed"
+        elif problem.startswith("Object contains unknown field"):
+            problem = "an unknown field"
+        reason = f"{what}: {problem}" + (f" at {where}" if where else "")
+        raise StateFormatError(bounded(reason)) from None
+
+
 def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
@@ -182,6 +199,8 @@ def state_from_envelope(data: Any, game_cls: type[Game]) -> State:
         return game.state_from_dict(data["state"])
     except StateFormatError as exc:
         raise StateFormatError(bounded(str(exc))) from None
+    except ValueError as exc:  # a game's own reason, in its words
+        raise StateFormatError(bounded(f"the saved game is inconsistent: {exc}")) from None
     except _GAME_ERRORS as exc:
         raise StateFormatError(bounded(f"the saved game is inconsistent: {type(exc).__name__}: {exc}")) from None
 
