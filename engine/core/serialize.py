@@ -136,7 +136,7 @@ def check_schema(data: Any, shape: Any, what: str) -> Any:
     except msgspec.ValidationError as exc:
         message = str(exc)
         problem, _, where = message.partition(" - at ")
-        if problem.startswith("Invalid enum value"):
+        if problem.startswith(("Invalid enum value", "Invalid value")):
             problem = "a value that is not one of those allowed"
         elif problem.startswith("Object contains unknown field"):
             problem = "an unknown field"
