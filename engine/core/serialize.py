@@ -296,7 +296,10 @@ def is_text(v: Any) -> bool:
 
 
 def is_number(v: Any) -> bool:
-    return type(v) in (int, float) and math.isfinite(v)
+    """A finite number a float can hold (a whole number beyond a float's range is refused, not an OverflowError)."""
+    if type(v) is int:
+        return abs(v) <= 2**1023
+    return type(v) is float and math.isfinite(v)
 
 
 def is_probability(v: Any) -> bool:

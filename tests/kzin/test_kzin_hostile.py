@@ -61,3 +61,94 @@ def test_things_that_are_not_moves_are_refused(thing):
 
 def test_every_card_name_round_trips():
     assert all(card(c.name) is c for c in CARDS)
+
+
+# --- forged files: consistent checksums, impossible contents (point 5) ----------------------------------------------
+
+import json  # noqa: E402
+
+from kzin_helpers import roll  # noqa: E402
+
+from engine.core import StateFormatError, dump_state, load_state  # noqa: E402
+from engine.core.serialize import checksum, is_number, is_probability  # noqa: E402
+from engine.kzin.rules import KzinGame  # noqa: E402
+
+PAYLOAD = "<img src=x onerror=alert(1)>"
+LONG = PAYLOAD * 3  # a card name is quoted (a player may have mistyped one), but short: never all of this
+
+
+def _after_a_battle():
+    """An invasion defended with the Militia Home Fleet and lost: the state holds its last battle."""
+    s = fresh()
+    put_in_play(s, "Militia Home Fleet")
+    draw(s, "Kzinti Armada")
+    s.apply_action(Commit(card("Militia Home Fleet").index))
+    s.apply_action("defend")
+    roll(s, *([1] * (len(s.dice_plan()))))
+    assert s.last_battle is not None and not s.last_battle.humans_won
+    return s
+
+
+def _forged(state, edit) -> str:
+    data = json.loads(dump_state(state))
+    edit(data["state"])
+    data["checksum"] = checksum(data["rules"], data["state"])
+    return json.dumps(data)
+
+
+def _battle(**fields):
+    return lambda st: st["last_battle"].update(fields)
+
+
+FORGERIES = {
+    "a Kzin force of 10**400": _battle(kzin_force=10**400),
+    "a Kzin force of 10**30": _battle(kzin_force=10**30),
+    "a human force of -10**9": _battle(human_force=-(10**9)),
+    "a Kzin force its dice cannot make": _battle(kzin_force=99),
+    "a human force its cards cannot make": _battle(human_force=80, humans_won=True),
+    "a winner the forces do not give": _battle(humans_won=True),
+    "a force as a float": _battle(kzin_force=12.0),
+    "a force as text": _battle(kzin_force="12"),
+    "a battle roll of 11": _battle(rolls=[11, 3]),
+    "a battle of 500 dice": _battle(rolls=[5] * 500),
+    "a battle committing a Kzin card": _battle(committed=["Kzinti Armada"]),
+    "a battle committing a card that does not exist": _battle(committed=[LONG]),
+    "a battle of an unknown phase": _battle(phase="conquest"),
+    "a marker at 10**400": lambda st: st.update(kem=10**400),
+    "a marker at 0": lambda st: st.update(kem=0),
+    "a turn of 10**400": lambda st: st.update(turn=10**400),
+    "a turn of 2**64": lambda st: st.update(turn=2**64),
+    "a card count of 10**400": lambda st: st["discard"].update({"Marines": 10**400}),
+    "a card count as a float": lambda st: st["deck"].update({"Marines": 1.0}),
+    "a card named in markup": lambda st: st["deck"].update({LONG: 1}),
+    "a card named by a very long text": lambda st: st["deck"].update({"x" * 500: 1}),
+    "a winner who is not a side": lambda st: st.update(winner=PAYLOAD),
+    "a drawn card that is not text": lambda st: st.update(drawn=7),
+    "an unknown field": lambda st: st.update(html=PAYLOAD),
+}
+
+
+@pytest.mark.parametrize("edit", FORGERIES.values(), ids=FORGERIES.keys())
+def test_a_forged_game_is_refused_with_a_short_reason(edit):
+    with pytest.raises(StateFormatError) as info:
+        load_state(_forged(_after_a_battle(), edit), KzinGame)
+    message = str(info.value)
+    assert len(message) <= 300 and PAYLOAD * 2 not in message and "x" * 50 not in message
+    assert "onerror" not in message or "no card is called" in message
+
+
+def test_state_from_dict_refuses_a_huge_force_as_a_value_error():
+    """The Kzin session replays its log's snapshots through state_from_dict: a forged one must be a ValueError."""
+    data = _after_a_battle().to_dict()
+    data["last_battle"]["kzin_force"] = 10**400
+    with pytest.raises(ValueError):
+        KzinGame().state_from_dict(data)
+
+
+def test_the_unforged_battle_loads():
+    s = _after_a_battle()
+    assert load_state(_forged(s, lambda st: None), KzinGame).to_json() == s.to_json()
+
+
+def test_a_number_check_never_overflows():
+    assert not is_number(10**400) and not is_probability(10**400) and is_number(10**300)
