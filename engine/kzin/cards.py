@@ -153,8 +153,14 @@ def card(name: str) -> Card:
     try:
         return _BY_NAME[name.strip().casefold()]
     except KeyError:
+        if not _NAME_LIKE.fullmatch(name):  # not even shaped like a name (markup, control characters): not quoted
+            raise ValueError("no card is called that: the name holds characters no card name has") from None
         shown = repr(name) if len(name) <= 40 else repr(name[:37]) + "..."
         raise ValueError(f"no card is called {shown}") from None
+
+
+_NAME_LIKE = re.compile(r"[\w ,&'’.-]*")
+"""The characters a card name may have (letters, digits, spaces and a little punctuation); "&" stays plain text."""
 
 
 def track() -> list[dict[str, str]]:

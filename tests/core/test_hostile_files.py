@@ -138,3 +138,106 @@ def test_a_game_that_breaks_in_an_unexpected_way_still_gets_a_short_reason():
     text = DuelGame().new_initial_state().to_json()
     message = _refusal(lambda t: load_state(t, Fragile), text)
     assert "inconsistent" in message
+
+
+# --- mutation fuzz: any one value of a real saved game replaced, the file re-signed ---------------------------------
+
+import numpy as np  # noqa: E402
+
+from engine.core.rng import sample_outcome  # noqa: E402
+from engine.core.serialize import checksum  # noqa: E402
+from engine.kf2100.bots import HeuristicBot  # noqa: E402
+
+HOSTILE_VALUES = [-1, 0, 1, 2, 23, 24, 10**6, 2**64, -(2**64), 1.5, -0.0, 1e300, "", "x", "T1", "C1",
+                  "<img src=x onerror=alert(1)>", None, True, False, [], {}, [1], ["x"], {"a": 1}]
+
+
+def _positions(game, seeds=(3, 4, 5), every: int = 5, max_steps: int = 300):
+    """Positions of a few random games: the saved JSON of every ``every``-th step."""
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state(rng) if game.info.chance_mode.value == "sampled" else game.new_initial_state()
+        for step in range(max_steps):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_action(sample_outcome(state.chance_outcomes(), rng))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rng.integers(len(legal)))])
+            if step % every == 0:
+                out.append(json.loads(state.to_json()))
+    return out
+
+
+def _leaves(obj, path=()):
+    """Every (path, value) inside a JSON value, containers included."""
+    yield path, obj
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _leaves(v, (*path, i))
+
+
+def _mutated(envelope, rng):
+    data = json.loads(json.dumps(envelope))
+    paths = [p for p, _ in _leaves(data["state"]) if p]
+    path = paths[int(rng.integers(len(paths)))]
+    parent = data["state"]
+    for key in path[:-1]:
+        parent = parent[key]
+    roll = rng.random()
+    if roll < 0.1 and isinstance(parent, dict):
+        del parent[path[-1]]
+    elif roll < 0.15 and isinstance(parent, dict):
+        parent["<b>extra</b>"] = 1
+    else:
+        parent[path[-1]] = HOSTILE_VALUES[int(rng.integers(len(HOSTILE_VALUES)))]
+    data["checksum"] = checksum(data["rules"], data["state"])
+    return data
+
+
+def _play_on(state):
+    """What a page and a bot do with a loaded game: it must not raise."""
+    for p in range(state.game.info.num_players):
+        json.dumps(state.player_view(p))
+    if state.is_terminal():
+        return
+    if state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        state.clone().apply_action(outcomes[0][0])
+        return
+    legal = state.legal_actions()
+    assert legal
+    if isinstance(state.game, KungFuGame):
+        player = state.current_player()
+        HeuristicBot(player, solo=state.game.solo).choose(state.clone(), np.random.default_rng(0))
+    elif not isinstance(state.game, ZooGame):  # a Zoo flick runs the physics: the legal list is enough
+        state.clone().apply_action(legal[0])
+
+
+@pytest.mark.parametrize(("game", "mutations"), [(KzinGame(), 400), (KungFuGame("basic"), 300),
+                                                 (KungFuGame("solo"), 150), (ZooGame("cage"), 250),
+                                                 (ZooGame("points", players=3), 150)],
+                         ids=["kzin", "kf2100", "kf2100-solo", "zoo", "zoo-points-3"])
+def test_a_saved_game_with_any_one_value_forged_is_refused_or_plays_on(game, mutations):
+    """Replace one value anywhere in real saved positions, re-sign: the file is refused with a StateFormatError, or
+    it loads and can be shown and played on. Nothing else may happen (a KeyError in the bot, an OverflowError)."""
+    rng = np.random.default_rng(7)
+    positions = _positions(game)
+    refused = loaded = 0
+    for i in range(mutations):
+        data = _mutated(positions[i % len(positions)], rng)
+        envelope = {"game": game.info.name, "version": game.info.state_version, **data}
+        try:
+            state = load_state(json.dumps(envelope), type(game))
+        except StateFormatError as exc:
+            assert 0 < len(str(exc)) <= 300 and "onerror" not in str(exc)
+            refused += 1
+            continue
+        _play_on(state)
+        loaded += 1
+    assert refused > mutations // 2  # most single forgeries break the position; some (a face_up flag) do not
