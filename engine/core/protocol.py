@@ -147,7 +147,9 @@ def _hint_text(hint: Any) -> str:
     if hint is type(None):
         return "empty"
     if typing.get_origin(hint) is tuple:
-        return "a tuple of " + _hint_text(typing.get_args(hint)[0]).removeprefix("a ") + "s"
+        item = typing.get_args(hint)[0]
+        plural = {str: "texts", int: "whole numbers", float: "finite numbers", bool: "true/false values"}
+        return f"a tuple of {plural.get(item, getattr(item, '__name__', 'values'))}"
     args = typing.get_args(hint)
     return " or ".join(_hint_text(a) for a in args) if args else getattr(hint, "__name__", str(hint))
 

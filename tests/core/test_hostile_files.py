@@ -12,7 +12,7 @@ import json
 import pytest
 from toy import DuelGame
 
-from engine.core import StateFormatError, load_state, make_rng
+from engine.core import IllegalActionError, StateFormatError, load_state, make_rng
 from engine.core.serialize import MAX_SAVE_BYTES, dump_session, load_session, session_checksum
 from engine.kf2100.state import KungFuGame
 from engine.kzin.rules import KzinGame
@@ -241,3 +241,59 @@ def test_a_saved_game_with_any_one_value_forged_is_refused_or_plays_on(game, mut
         _play_on(state)
         loaded += 1
     assert refused > mutations // 2  # most single forgeries break the position; some (a face_up flag) do not
+
+
+# --- every game's session says why, in its message, and keeps its game ------------------------------------------------
+
+from engine.kf2100.session import KungFuSession  # noqa: E402
+from engine.kzin.session import KzinSession  # noqa: E402
+from engine.zoo.session import ZooSession  # noqa: E402
+
+
+def _kf2100():
+    s = KungFuSession(seed=1)
+
+    def load(text):
+        try:
+            s.load(text)
+        except IllegalActionError:
+            pass
+        return s.status
+
+    return s, load
+
+
+def _kzin():
+    s = KzinSession(seed=1)
+    return s, lambda text: (s.load(text), s.message)[1]
+
+
+def _zoo():
+    s = ZooSession(seed=1, odds_workers=1)
+    return s, lambda text: (s.load(text), s.message)[1]
+
+
+HOSTILE = {
+    "nested 100,000 deep": (DEEP, "nested too deeply"),
+    "Infinity": ('{"format": Infinity}', "not valid JSON"),
+    "NaN": ('{"format": NaN}', "not valid JSON"),
+    "1e400": ('{"format": 1e400}', "out of range"),
+    "a generator state of 2**130": (None, "out of range"),
+    "over the size limit": (" " * (MAX_SAVE_BYTES + 1), "too large"),
+    "not UTF-8": (b'{"format": "\xff"}', "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("make", [_kf2100, _kzin, _zoo], ids=["kf2100", "kzin", "zoo"])
+@pytest.mark.parametrize("case", HOSTILE.values(), ids=HOSTILE.keys())
+def test_every_session_refuses_a_hostile_file_saying_why_and_keeps_its_game(make, case):
+    session, load = make()
+    text, words = case
+    if text is None:  # the session's own file with its generator's state forged, re-signed
+        data = json.loads(session.save())
+        data["rng"]["state"]["state"] = 2**130
+        text = _signed(data)
+    before = session.save()
+    message = load(text)
+    assert words in message and len(message) <= 400, message
+    assert session.save() == before
