@@ -1,10 +1,16 @@
 """Saved games as plain JSON: an envelope with the game's name, a version and a checksum.
 
 The envelope is ``{"game", "version", "rules", "state", "checksum"}``. Loading checks each layer
-and turns every failure into a ``StateFormatError`` with a message a person can act on; the
-checksum (SHA-256 of the canonical rules and state) catches files edited by hand, and each game's
-``state_from_dict`` still validates the contents, so a consistent forgery is refused too when it
-breaks a rule of the game.
+and turns every failure into a ``StateFormatError`` with a short message a person can act on:
+
+* :func:`decode` reads the JSON strictly (msgspec), within :data:`MAX_SAVE_BYTES`, :data:`MAX_DEPTH`,
+  :data:`MAX_TEXT` and :data:`MAX_INT`, so no later step meets a RecursionError or an OverflowError;
+* the checksum (SHA-256 of the canonical rules and state) catches accidents and hand edits, not people: a
+  forger recomputes it;
+* so each game's ``state_from_dict`` checks the meaning, with a schema (:func:`check_schema`) for every
+  field's type and range and its own rules for the rest: a position the rules cannot reach is refused.
+
+A refusal never repeats the file: values are quoted short (:func:`quote`) and every reason is bounded.
 
 A *session* file (what a dashboard saves) wraps that envelope with what one player's session adds: the
 seed, the generator that plays chance and the bots from here on, and the log shown beside the game.
@@ -300,6 +306,12 @@ def is_number(v: Any) -> bool:
     if type(v) is int:
         return abs(v) <= 2**1023
     return type(v) is float and math.isfinite(v)
+
+
+def is_line(v: Any) -> bool:
+    """A short line of plain text, as a game's log writes: at most 200 characters, no markup brackets, no
+    control characters (a forged log's ``<img onerror>`` is refused, whatever a view would do with it)."""
+    return isinstance(v, str) and len(v) <= 200 and not any(c in "<>" or (ord(c) < 32) for c in v)
 
 
 def is_probability(v: Any) -> bool:

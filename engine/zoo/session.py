@@ -527,6 +527,8 @@ class ZooSession(param.Parameterized):
             if any(e["player"] is not None and e["player"] >= state.game.players for e in log):
                 raise StateFormatError("the battle log is damaged: a move by a player who is not in the battle")
             _check_log_texts(log)
+            if not set(saved.extra) <= {"seats", "aim"}:
+                raise StateFormatError("the file has fields a Kung-Fu Zoo session does not write")
             seats = saved.extra.get("seats")
             if not isinstance(seats, list) or len(seats) != state.game.players or any(s not in SEATS for s in seats):
                 raise StateFormatError("the seats are damaged")

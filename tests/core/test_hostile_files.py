@@ -297,3 +297,10 @@ def test_every_session_refuses_a_hostile_file_saying_why_and_keeps_its_game(make
     message = load(text)
     assert words in message and len(message) <= 400, message
     assert session.save() == before
+
+
+def test_a_log_line_check_refuses_markup_control_characters_and_length():
+    from engine.core.serialize import is_line
+
+    assert is_line("T1 kick on J3 (answer none)") and is_line("Ships & Men: 3 vs 2")
+    assert not any(is_line(v) for v in ("<img src=x onerror=alert(1)>", "a\nb", "x" * 201, 3, None))

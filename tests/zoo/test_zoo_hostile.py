@@ -154,6 +154,7 @@ LOG_FORGERIES = {
     "a log line holding markup": lambda d: d["log"].append({"move": 7, "player": 0, "text": PAYLOAD, "events": []}),
     "an event line holding markup": lambda d: d["log"][-1].update(events=[PAYLOAD]),
     "a log line that is not a move": lambda d: d["log"].append({"move": 7, "player": 0, "text": "I win", "events": []}),
+    "a session field the game never writes": lambda d: d.update(html=PAYLOAD),
 }
 
 
