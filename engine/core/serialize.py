@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -51,12 +52,19 @@ MAX_REASON = 240
 """The longest reason a refusal gives."""
 
 
+_PLAIN = re.compile(r"[\w .,:/+-]*")
+
+
 def quote(value: Any) -> str:
-    """A file's value as a short plain-text repr for a message: a long one is cut, a container named by its type."""
+    """A file's value as a short plain-text repr for a message: a long one is cut, a container named by its type,
+    and a text with anything but letters, digits, spaces and ``.,:/+-`` (markup, quotes, control characters) not
+    shown at all, only described."""
     if isinstance(value, (dict, list)):
         return f"a JSON {'object' if isinstance(value, dict) else 'list'}"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
         return "a very large number"
+    if isinstance(value, str) and not _PLAIN.fullmatch(value):
+        return f"a text of {len(value)} characters with symbols no name has"
     text = repr(value)
     return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 3] + "..."
 
@@ -207,8 +215,11 @@ def state_from_envelope(data: Any, game_cls: type[Game]) -> State:
         raise StateFormatError(bounded(str(exc))) from None
     except ValueError as exc:  # a game's own reason, in its words
         raise StateFormatError(bounded(f"the saved game is inconsistent: {exc}")) from None
-    except _GAME_ERRORS as exc:
-        raise StateFormatError(bounded(f"the saved game is inconsistent: {type(exc).__name__}: {exc}")) from None
+    except KeyError as exc:
+        raise StateFormatError(f"the saved game is inconsistent: it lacks {quote(exc.args[0] if exc.args else '')}") \
+            from None
+    except _GAME_ERRORS as exc:  # Python's own words may hold a file's text: name the error, not its message
+        raise StateFormatError(f"the saved game is inconsistent ({type(exc).__name__})") from None
 
 
 def checked_rng(data: Any) -> np.random.Generator:

@@ -25,7 +25,7 @@ from engine.core import (
     State,
 )
 from engine.core.protocol import Action, malformed
-from engine.core.serialize import check_schema
+from engine.core.serialize import check_schema, quote
 from engine.kf2100.actions import (
     Activate,
     Answer,
@@ -212,6 +212,11 @@ class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
     constabulary_in: Annotated[int, msgspec.Meta(ge=0, le=99)]
     result: Literal[("", *GRADES)]
     log: list[dict[str, Any]]
+
+
+class _RulesFile(msgspec.Struct, forbid_unknown_fields=True):
+    scenario: Annotated[str, msgspec.Meta(max_length=20)] = "basic"
+    terminator_levels: dict[_Id, Annotated[list[_Level], msgspec.Meta(max_length=len(TECHNIQUES))]] | None = None
 
 
 class _EventEntry(msgspec.Struct, forbid_unknown_fields=True):
@@ -1340,7 +1345,7 @@ class KungFuGame(Game):
                  book: RuleBook | None = None) -> None:
         self.book = book or rulebook()
         if scenario not in self.book.scenarios.scenarios:
-            raise ValueError(f"no scenario {scenario!r}; choose one of {', '.join(self.book.scenarios.scenarios)}")
+            raise ValueError(f"no scenario {quote(scenario)}; choose one of {', '.join(self.book.scenarios.scenarios)}")
         self.scenario = self.book.scenarios.scenarios[scenario]
         self.solo = self.scenario.setup == "solo"
         self.board = standard_board() if book is None else board_of(self.book)
@@ -1376,7 +1381,8 @@ class KungFuGame(Game):
     def from_rule_options(cls, options: dict[str, Any]) -> KungFuGame:
         unknown = set(options) - {"scenario", "terminator_levels"}
         if unknown:
-            raise ValueError(f"unknown rule options: {', '.join(sorted(unknown))}")
+            raise ValueError(f"unknown rule options: {', '.join(quote(k) for k in sorted(unknown)[:3])}")
+        check_schema(options, _RulesFile, "the rule options are damaged")
         return cls(**options)
 
     def roster(self) -> list[Figure]:

@@ -22,7 +22,7 @@ import param
 
 from engine.core import CHANCE, TERMINAL, Action, ChanceMode, Game, GameInfo, Information, State
 from engine.core.protocol import malformed
-from engine.core.serialize import check_schema
+from engine.core.serialize import check_schema, quote
 from engine.kzin.cards import (
     CARDS,
     CONQUEST,
@@ -73,11 +73,12 @@ def make_rules(**options: Any) -> KzinRules:
     """A rules object from keyword options; an unknown option or a bad value is a ``ValueError``."""
     unknown = set(options) - set(RULE_OPTIONS)
     if unknown:
-        raise ValueError(f"unknown rule option(s) {', '.join(sorted(unknown))}; known: {', '.join(RULE_OPTIONS)}")
+        raise ValueError(f"unknown rule option(s) {', '.join(quote(k) for k in sorted(unknown)[:3])}; "
+                         f"known: {', '.join(RULE_OPTIONS)}")
     for name, value in options.items():
         expected = bool if isinstance(KzinRules.param[name], param.Boolean) else int
         if type(value) is not expected:
-            raise ValueError(f"rule option {name} must be {expected.__name__}, not {value!r}")
+            raise ValueError(f"rule option {name} must be {expected.__name__}, not {quote(value)}")
     try:
         return KzinRules(**options)
     except ValueError as exc:

@@ -144,6 +144,15 @@ class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
     last: _LastFirst | _LastPass | _LastFlick | _LastPlace | _LastAbility | None
 
 
+class _RulesFile(msgspec.Struct, forbid_unknown_fields=True):
+    mode: Literal[MODES] = "cage"
+    players: Annotated[int, msgspec.Meta(ge=2, le=4)] = 2
+    teams: Annotated[list[Literal[TEAMS]], msgspec.Meta(max_length=4)] | None = None
+    all_valley: bool = False
+    abilities: bool | None = None
+    starting_player: _Player = 0
+
+
 MAX_FACE_POINTS = max(f.points for f in faces())
 REST_CLEARANCE = 0.75
 """Two dice at rest never have centres closer than this many die edges (they would overlap: squares of edge e
@@ -260,6 +269,12 @@ class ZooGame(Game):
         state = ZooState(self, make_rng(int(rng.integers(2**63))))
         state._start_round(self.starting_player)
         return state
+
+    @classmethod
+    def from_rule_options(cls, options: dict[str, Any]) -> ZooGame:
+        """A saved battle's rule options, each of its type (the constructor then checks their values)."""
+        check_schema(options, _RulesFile, "the rule options are damaged")
+        return cls(**options)
 
     def state_from_dict(self, data: dict[str, Any]) -> ZooState:
         return ZooState.from_dict(self, data)

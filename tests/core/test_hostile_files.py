@@ -304,3 +304,23 @@ def test_a_log_line_check_refuses_markup_control_characters_and_length():
 
     assert is_line("T1 kick on J3 (answer none)") and is_line("Ships & Men: 3 vs 2")
     assert not any(is_line(v) for v in ("<img src=x onerror=alert(1)>", "a\nb", "x" * 201, 3, None))
+
+
+RULE_FORGERIES = [
+    (KzinGame, {"<img src=x onerror=alert(1)>": 1}), (KzinGame, {"kzin_base_force": 10**30}),
+    (KzinGame, {"reshuffle": "yes"}), (KzinGame, {"start_space": [9]}),
+    (KungFuGame, {"<img src=x onerror=alert(1)>": 1}), (KungFuGame, {"scenario": ["basic"]}),
+    (KungFuGame, {"scenario": "<img src=x onerror=alert(1)>"}), (KungFuGame, {"terminator_levels": {"T1": "x"}}),
+    (KungFuGame, {"terminator_levels": {"T1": [7, 0, 0, 0, 10**20]}}),
+    (ZooGame, {"<img src=x onerror=alert(1)>": 1}), (ZooGame, {"players": 2.0}), (ZooGame, {"teams": [["x"]]}),
+    (ZooGame, {"mode": "<img src=x onerror=alert(1)>"}), (ZooGame, {"starting_player": 9}),
+]
+
+
+@pytest.mark.parametrize(("game_cls", "rules"), RULE_FORGERIES)
+def test_forged_rule_options_are_refused_with_a_short_plain_reason(game_cls, rules):
+    data = json.loads(game_cls().new_initial_state(make_rng(0)).to_json())
+    data["rules"] = {**data["rules"], **rules}
+    data["checksum"] = checksum(data["rules"], data["state"])
+    message = _refusal(lambda t: load_state(t, game_cls), json.dumps(data))
+    assert "onerror" not in message and "1" * 15 not in message
