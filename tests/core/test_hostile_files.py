@@ -324,3 +324,17 @@ def test_forged_rule_options_are_refused_with_a_short_plain_reason(game_cls, rul
     data["checksum"] = checksum(data["rules"], data["state"])
     message = _refusal(lambda t: load_state(t, game_cls), json.dumps(data))
     assert "onerror" not in message and "1" * 15 not in message
+
+
+@pytest.mark.parametrize("field", ["version", "game"])
+@pytest.mark.parametrize("load", [_load_session, _load_state], ids=["session", "bare game"])
+def test_markup_in_a_quoted_field_is_described_not_repeated(field, load):
+    """Issue 18, point 1 (engine side): the refusal of a file whose version or game is markup holds no markup."""
+    data = _session() if load is _load_session else dict(BARE)
+    data[field] = "<img src=x onerror=alert(1)>"
+    text = _signed(data) if load is _load_session else json.dumps(data)
+    message = _refusal(load, text)
+    assert "<" not in message and "onerror" not in message
+    if load is _load_state or field == "version":  # a session's "game" is the saved game's envelope, not a name
+        data[field] = "v9"
+        assert "'v9'" in _refusal(load, _signed(data) if load is _load_session else json.dumps(data))
