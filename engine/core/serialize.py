@@ -117,28 +117,49 @@ def decode(text: str | bytes) -> Any:
 
 def _check_values(data: Any) -> None:
     """Refuse nesting deeper than ``MAX_DEPTH``, a text longer than ``MAX_TEXT`` and a whole number beyond
-    ``MAX_INT``, walking the decoded file without recursion."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
+    ``MAX_INT``, walking the decoded file without recursion; the refusal says where (``rng.state.inc``).
+
+    The walk runs without keeping paths (a large file is checked in a fraction of the time); only a file that
+    fails is walked again, with them, to say where."""
+    if _first_bad(data, paths=False) is not None:
+        reason, path = _first_bad(data, paths=True) or ("", ())
+        raise StateFormatError(reason + _where(path))
+
+
+def _first_bad(data: Any, paths: bool) -> tuple[str, tuple[Any, ...]] | None:
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
+    deep = f"the file is nested too deeply (a saved game nests at most {MAX_DEPTH} levels)"
     while stack:
-        value, depth = stack.pop()
+        value, depth, path = stack.pop()
         if isinstance(value, dict):
             if depth > MAX_DEPTH:
-                raise StateFormatError(f"the file is nested too deeply (a saved game nests at most {MAX_DEPTH} "
-                                       "levels)")
+                return deep, ()
             for key, item in value.items():
                 if len(key) > MAX_TEXT:
-                    raise StateFormatError(f"the file holds a name of {len(key)} characters (at most {MAX_TEXT})")
-                stack.append((item, depth + 1))
+                    return f"the file holds a name of {len(key)} characters (at most {MAX_TEXT})", path
+                stack.append((item, depth + 1, (*path, key) if paths else path))
         elif isinstance(value, list):
             if depth > MAX_DEPTH:
-                raise StateFormatError(f"the file is nested too deeply (a saved game nests at most {MAX_DEPTH} "
-                                       "levels)")
-            stack.extend((item, depth + 1) for item in value)
+                return deep, ()
+            if paths:
+                stack.extend((item, depth + 1, (*path, i)) for i, item in enumerate(value))
+            else:
+                stack.extend((item, depth + 1, path) for item in value)
         elif isinstance(value, str):
             if len(value) > MAX_TEXT:
-                raise StateFormatError(f"the file holds a text of {len(value)} characters (at most {MAX_TEXT})")
+                return f"the file holds a text of {len(value)} characters (at most {MAX_TEXT})", path
         elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-            raise StateFormatError("the file holds a whole number out of range")
+            return "the file holds a whole number out of range", path
+    return None
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    """`` (at game.state.kem)``: where in the file, its last steps only, a name that is not plain shown as ``?``."""
+    if not path:
+        return ""
+    steps = [f"[{p}]" if isinstance(p, int) else "." + (p if _PLAIN.fullmatch(p) and len(p) <= 30 else "?")
+             for p in path[-5:]]
+    return " (at " + ("..." if len(path) > 5 else "") + "".join(steps).lstrip(".") + ")"
 
 
 def check_schema(data: Any, shape: Any, what: str) -> Any:
