@@ -167,8 +167,8 @@ class Lead(KFAction):
 
     side: int
 
-    def __str__(self) -> str:
-        return f"lead {SIDES[self.side]}"
+    def __str__(self) -> str:  # a malformed side prints as itself (the rules refuse it), never an IndexError
+        return f"lead {SIDES[self.side] if self.side in (0, 1) and type(self.side) is int else repr(self.side)[:20]}"
 
 
 @dataclass(frozen=True, slots=True)

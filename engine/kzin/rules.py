@@ -111,12 +111,20 @@ class KzinAction(Action):
         raise ValueError("expected draw <card>, roll <1-10>, commit <card>, defend, attack, fall back or pass")
 
 
+def _card_name(kind: Any) -> str:
+    """A move's card by name; a number that is no card (the rules refuse it) as itself, not as the card that
+    Python's negative index would pick, nor an IndexError."""
+    if type(kind) is int and 0 <= kind < NUM_KINDS:
+        return CARDS[kind].name
+    return f"card #{repr(kind)[:20]}"
+
+
 @dataclass(frozen=True, slots=True)
 class Draw(KzinAction):
     kind: int
 
     def __str__(self) -> str:
-        return f"draw {CARDS[self.kind].name}"
+        return f"draw {_card_name(self.kind)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +140,7 @@ class Commit(KzinAction):
     kind: int
 
     def __str__(self) -> str:
-        return f"commit {CARDS[self.kind].name}"
+        return f"commit {_card_name(self.kind)}"
 
 
 @dataclass(frozen=True, slots=True)

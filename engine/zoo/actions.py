@@ -85,8 +85,8 @@ class UseAbility(Action):
 class ChooseFirst(Action):
     player: int  # 0-based
 
-    def __str__(self) -> str:
-        return f"first P{self.player + 1}"
+    def __str__(self) -> str:  # a malformed player prints as itself (the rules refuse it), never a TypeError
+        return f"first P{self.player + 1}" if type(self.player) is int else f"first {repr(self.player)[:20]}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ BASIC = KungFuGame("basic")
                                     Chits("T1", ["fist"]), Chits("T1", ("fist", 3)), Attack("T1", "kick", 5)])
 def test_a_malformed_move_is_refused_and_changes_nothing(action):
     s = BASIC.new_initial_state()
+    assert str(action)  # a malformed move still prints (a view may show the refused move)
     before = s.to_json()
     assert s.illegal_reason(action)
     with pytest.raises(IllegalActionError):

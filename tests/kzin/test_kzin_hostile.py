@@ -21,6 +21,7 @@ def _invasion():
                                     Commit(None), Commit(["Marines"]), Commit(-1), Commit(-35)])
 def test_a_wrong_commit_is_refused_and_changes_nothing(action):
     s = _invasion()
+    assert str(action)  # a malformed move still prints (a view may show the refused move)
     before = s.to_json()
     with pytest.raises(IllegalActionError):
         s.apply_action(action)
@@ -35,6 +36,7 @@ def test_a_negative_card_number_is_not_the_card_counted_from_the_end():
     assert Commit(k) in s.legal_actions()
     with pytest.raises(IllegalActionError, match="no card number"):
         s.apply_action(Commit(k - NUM_KINDS))
+    assert str(Commit(k - NUM_KINDS)) == f"commit card #{k - NUM_KINDS}"  # not the card the index would pick
     assert s.committed == []
 
 

@@ -21,6 +21,7 @@ def _choosing():
                                     ChooseFirst(2), ChooseFirst(-1), ChooseFirst(-35)])
 def test_a_wrong_choice_of_who_starts_is_refused(action):
     s = _choosing()
+    assert str(action)  # a malformed move still prints (a view may show the refused move)
     before = s.to_json()
     assert s.illegal_reason(action)
     with pytest.raises(IllegalActionError):
