@@ -158,7 +158,7 @@ class Chits(KFAction):
     chits: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"chits {self.figure} {'+'.join(self.chits)}"
+        return f"chits {self.figure} {'+'.join(map(str, self.chits))}"
 
 
 @dataclass(frozen=True, slots=True)
