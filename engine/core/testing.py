@@ -11,7 +11,7 @@ Every game's test suite calls it. At each step it checks:
   ``IllegalActionError`` and leave the state exactly as it was;
 * so do malformed ones: a legal action with one field wrongly typed (``Commit("x")``, a NaN speed, a list
   for a figure) or out of every game's range (``Commit(-35)``, ``Lead(2)``, ``Commit(99)``), and things that are
-  not actions at all;
+  not actions at all; a malformed action still prints;
 * every player's view is JSON-serialisable;
 * at the end, returns lie within the game's utility bounds.
 """
@@ -228,6 +228,10 @@ def _check_malformed(state: State, legal: list[Action], probes: int, rng: np.ran
         else:
             raise AssertionError(f"a malformed action {_show(bad)} was applied")
         assert _json(state) == before, f"refusing the malformed action {_show(bad)} changed the state"
+        try:
+            str(bad)  # a view may show the refused move
+        except Exception as exc:
+            raise AssertionError(f"a malformed action {_show(bad)} does not print: {type(exc).__name__}") from exc
         report.malformed_probes += 1
 
 

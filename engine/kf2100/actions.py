@@ -158,7 +158,8 @@ class Chits(KFAction):
     chits: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"chits {self.figure} {'+'.join(map(str, self.chits))}"
+        chits = self.chits if isinstance(self.chits, (tuple, list)) else [self.chits]  # malformed: still prints
+        return f"chits {self.figure} {'+'.join(map(str, chits))}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,10 @@ from engine.core import Action
 
 
 def _num(x: float) -> str:
-    """Shortest text that reads back to the same float."""
-    return repr(float(x))
+    """Shortest text that reads back to the same float (a malformed value, which the rules refuse, as itself)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return repr(float(x))
+    return repr(x)[:20]
 
 
 @dataclass(frozen=True, slots=True)
