@@ -93,7 +93,8 @@ def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
 
 def _fits(value: Any, hint: Any) -> bool:
     """Whether ``value`` is of the declared type of a move's field: exactly (``True`` is not an int, ``1.0`` is not
-    a card index), a float finite (an int is a float too, as in PEP 484), a text short."""
+    a card index, nor is numpy's int64, which would not save as JSON), a float finite (an int is a float too, as
+    in PEP 484), a text short."""
     if hint is Any:
         return True
     if hint is type(None) or hint is None:
@@ -102,8 +103,8 @@ def _fits(value: Any, hint: Any) -> bool:
         return type(value) is bool
     if hint is int:
         return type(value) is int
-    if hint is float:
-        return type(value) in (int, float) and math.isfinite(value)
+    if hint is float:  # numpy's float64 is a float (and saves as one); True is not a number
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if hint is str:
         return type(value) is str and len(value) <= MAX_ACTION_TEXT
     origin, args = typing.get_origin(hint), typing.get_args(hint)
