@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     from engine.core.protocol import Game, State
 
 
-MAX_SAVE_BYTES = 4 * 1024 * 1024
-"""The largest save file any game reads (4 MB; a long game saves a few hundred kB). Pages state it."""
+MAX_SAVE_BYTES = 8 * 1024 * 1024
+"""The largest save file any game reads (8 MB). Pages state it. A Man-Kzin Wars session, the largest, grows by
+about 3 kB a turn (its log keeps a snapshot per turn): 134 turns saved 411 kB, so this holds some 2,500 turns;
+as base64 in an upload it stays under the 15 MB a page's connection carries."""
 MAX_DEPTH = 32
 """The deepest nesting of lists and objects a save file may have (the games write 8 at most)."""
 MAX_TEXT = 1000
