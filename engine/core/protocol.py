@@ -16,7 +16,12 @@ Two kinds of chance (``GameInfo.chance_mode``):
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import functools
+import math
+import types
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -76,6 +81,80 @@ class Action:
         raise NotImplementedError
 
 
+MAX_ACTION_TEXT = 100
+"""The longest text a move's field may hold (a figure, a card name, a face): longer is not a move of any game."""
+
+
+@functools.cache
+def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether ``value`` is of the declared type of a move's field: exactly (``True`` is not an int, ``1.0`` is not
+    a card index, nor is numpy's int64, which would not save as JSON), a float finite (an int is a float too, as
+    in PEP 484), a text short."""
+    if hint is Any:
+        return True
+    if hint is type(None) or hint is None:
+        return value is None
+    if hint is bool:
+        return type(value) is bool
+    if hint is int:
+        return type(value) is int
+    if hint is float:  # numpy's float64 is a float (and saves as one); True is not a number
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if hint is str:
+        return type(value) is str and len(value) <= MAX_ACTION_TEXT
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in args)
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return len(value) <= MAX_ACTION_TEXT and all(_fits(v, args[0]) for v in value)
+        return len(value) == len(args) and all(_fits(v, a) for v, a in zip(value, args, strict=True))
+    return isinstance(value, origin or hint)
+
+
+def malformed(action: Any) -> str | None:
+    """Why ``action`` is not a well-formed move at all, or None: not an ``Action``, or a field not of its declared
+    type (``Commit("x")``, ``ChooseFirst(1.5)``, a NaN speed). Every game's ``illegal_reason`` asks this first,
+    so a wrongly typed move is refused with ``IllegalActionError`` before any rule compares, indexes or prints it;
+    ranges (a card index, a side) are each game's to check next."""
+    if not isinstance(action, Action):
+        return f"a {type(action).__name__} is not a move"
+    if not dataclasses.is_dataclass(action):
+        return None
+    for name, hint in _field_hints(type(action)):
+        value = getattr(action, name)
+        if not _fits(value, hint):
+            shown = type(value).__name__ if not isinstance(value, (int, float)) else repr(value)[:20]
+            return f"{type(action).__name__}'s {name} must be {_hint_text(hint)}, not {shown}"
+    return None
+
+
+def _hint_text(hint: Any) -> str:
+    if hint is int:
+        return "a whole number"
+    if hint is float:
+        return "a finite number"
+    if hint is str:
+        return f"a text of at most {MAX_ACTION_TEXT} characters"
+    if hint is bool:
+        return "true or false"
+    if hint is type(None):
+        return "empty"
+    if typing.get_origin(hint) is tuple:
+        item = typing.get_args(hint)[0]
+        plural = {str: "texts", int: "whole numbers", float: "finite numbers", bool: "true/false values"}
+        return f"a tuple of {plural.get(item, getattr(item, '__name__', 'values'))}"
+    args = typing.get_args(hint)
+    return " or ".join(_hint_text(a) for a in args) if args else getattr(hint, "__name__", str(hint))
+
+
 class State(ABC):
     """One position of a game. Subclasses implement the abstract methods and ``_apply``.
 
@@ -121,6 +200,9 @@ class State(ABC):
 
     def illegal_reason(self, action: Action) -> str | None:
         """Why ``action`` cannot be applied now, or None when it can."""
+        reason = malformed(action)
+        if reason is not None:
+            return reason
         player = self.current_player()
         if player == TERMINAL:
             return "the game is over"
@@ -133,10 +215,13 @@ class State(ABC):
         return f"{action} is not legal now"
 
     def apply_action(self, action: Action | str) -> None:
-        """Apply an action (or its text); raise ``IllegalActionError`` and change nothing if illegal."""
+        """Apply an action (or its text); raise ``IllegalActionError`` and change nothing if illegal.
+
+        A malformed move (:func:`malformed`) is refused even by a game whose ``illegal_reason`` would accept it
+        (each game's asks first, so that none of its rules meets a wrongly typed field)."""
         if isinstance(action, str):
             action = self.parse_action(action)
-        reason = self.illegal_reason(action)
+        reason = self.illegal_reason(action) or malformed(action)
         if reason is not None:
             raise IllegalActionError(reason)
         self._apply(action)
@@ -146,12 +231,16 @@ class State(ABC):
         """Apply an action already known to be legal."""
 
     def parse_action(self, text: str) -> Action:
+        if not isinstance(text, str):
+            raise IllegalActionError(f"a move is read from text, not from a {type(text).__name__}")
         try:
             return self.game.action_type.parse(text)
         except IllegalActionError:
             raise
         except (ValueError, KeyError, IndexError) as exc:
-            raise IllegalActionError(f"cannot read {text!r} as a move: {exc}") from None
+            shown = repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
+            reason = f"cannot read {shown} as a move: {exc}"
+            raise IllegalActionError(reason if len(reason) <= 240 else reason[:237] + "...") from None
 
     def action_to_string(self, action: Action) -> str:
         return str(action)

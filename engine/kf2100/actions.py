@@ -158,7 +158,8 @@ class Chits(KFAction):
     chits: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"chits {self.figure} {'+'.join(self.chits)}"
+        chits = self.chits if isinstance(self.chits, (tuple, list)) else [self.chits]  # malformed: still prints
+        return f"chits {self.figure} {'+'.join(map(str, chits))}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +168,8 @@ class Lead(KFAction):
 
     side: int
 
-    def __str__(self) -> str:
-        return f"lead {SIDES[self.side]}"
+    def __str__(self) -> str:  # a malformed side prints as itself (the rules refuse it), never an IndexError
+        return f"lead {SIDES[self.side] if self.side in (0, 1) and type(self.side) is int else repr(self.side)[:20]}"
 
 
 @dataclass(frozen=True, slots=True)

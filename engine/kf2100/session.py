@@ -13,15 +13,14 @@ may act (``take_screen``), and ``screen_view()`` shows only public information u
 
 from __future__ import annotations
 
-import json
 from typing import Any, NoReturn
 
 import numpy as np
 import param
 
 from engine.core import CHANCE, Action, IllegalActionError, StateFormatError, load_state
-from engine.core.rng import sample_outcome
-from engine.core.serialize import dump_session, load_session
+from engine.core.rng import clone_rng, sample_outcome
+from engine.core.serialize import decode, dump_session, load_session
 from engine.kf2100.actions import (
     Activate,
     Answer,
@@ -385,6 +384,24 @@ class KungFuSession(param.Parameterized):
                             "equipment": equipment.get(i), "equipment_type": cell.equipment})
         return {"width": board.width, "height": board.height, "squares": squares}
 
+    @staticmethod
+    def _check_playable(state: KungFuState, rng: np.random.Generator, seats: list[str]) -> None:
+        """A last check before a loaded game is swapped in: the side to move can move, and a bot seat can
+        choose, on copies, so that a position the rules' checks let through never breaks the game after."""
+        probe = state.clone()
+        try:
+            player = probe.current_player()
+            if player == CHANCE:
+                probe.chance_outcomes()
+            elif player >= 0:
+                bot = seats[player] == "bot" or (player == 1 and state.game.solo)
+                if bot:
+                    HeuristicBot(player, solo=state.game.solo).choose(probe, clone_rng(rng))
+                else:
+                    probe.legal_actions()
+        except (KeyError, IndexError, TypeError, ValueError, AssertionError, AttributeError) as exc:
+            raise StateFormatError(f"the saved position cannot be played on ({type(exc).__name__})") from None
+
     # --- files ----------------------------------------------------------------------------------------
     def save(self) -> str:
         """The session as JSON: the saved game (core envelope), its seed and seats, and the dice's generator,
@@ -394,21 +411,23 @@ class KungFuSession(param.Parameterized):
 
     def load(self, text: str | bytes) -> None:
         """Load a saved session, or a bare saved game (a position: the seats and the dice stay this
-        session's); a corrupt or tampered file is refused and the current game kept."""
+        session's); a corrupt, tampered or forged file is refused with its reason and the current game kept:
+        nothing of this session changes until the file has passed every check."""
         try:
-            try:
-                is_session = "format" in json.loads(text)
-            except (json.JSONDecodeError, UnicodeDecodeError, TypeError):
-                is_session = False  # load_state says what is wrong with it
-            if is_session:
+            data = decode(text)
+            if isinstance(data, dict) and "format" in data:
                 saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, KungFuGame, "saved Kung Fu 2100 game")
                 seats = saved.extra.get("seats")
                 if not isinstance(seats, list) or len(seats) != 2 or any(seat not in SEATS for seat in seats):
                     raise StateFormatError("the seats are damaged")
+                if set(saved.extra) != {"seats"}:
+                    raise StateFormatError("the file has fields a Kung Fu 2100 session does not write")
                 state, rng, seed = saved.state, saved.rng, saved.seed
             else:
                 state = load_state(text, KungFuGame)
                 rng, seed, seats = self.rng, self.seed, [self.terminators, self.clone_master]
+            assert isinstance(state, KungFuState)  # read with KungFuGame
+            self._check_playable(state, rng, seats)
         except StateFormatError as exc:
             self._refuse(str(exc))
         assert isinstance(state, KungFuState)

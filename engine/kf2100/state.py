@@ -8,11 +8,24 @@ identity of face-down counters) from the other. Every d6 is a chance node with s
 from __future__ import annotations
 
 import itertools
+import re
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from engine.core import CHANCE, TERMINAL, ChanceMode, Game, GameInfo, IllegalActionError, Information, State
-from engine.core.protocol import Action
+import msgspec
+
+from engine.core import (
+    CHANCE,
+    TERMINAL,
+    ChanceMode,
+    Game,
+    GameInfo,
+    IllegalActionError,
+    Information,
+    State,
+)
+from engine.core.protocol import Action, malformed
+from engine.core.serialize import check_schema, quote
 from engine.kf2100.actions import (
     Activate,
     Answer,
@@ -31,7 +44,7 @@ from engine.kf2100.actions import (
     Wait,
 )
 from engine.kf2100.board import Board, board_of, standard_board
-from engine.kf2100.data import CHIT_TECHNIQUES, TECHNIQUES, RuleBook, rulebook
+from engine.kf2100.data import CHIT_TECHNIQUES, GRADES, TECHNIQUES, WEAPON_CHITS, RuleBook, rulebook
 
 TERMINATORS, CLONE_MASTER = 0, 1
 PLAYER_NAMES = ("Terminators", "Clone Master")
@@ -136,6 +149,113 @@ class Combat:
         if c.step not in ("pick", "lead", "attack", "answer", "roll", "loss", "aim", "untrained", "done"):
             raise ValueError(f"unknown combat step {c.step!r}")
         return c
+
+# --- the saved state's schema (msgspec): every field's type and range, before the rules look at its meaning ---
+_ID = r"(?:CM|[A-Z]{1,2}[0-9]{1,2})"
+_Id = Annotated[str, msgspec.Meta(pattern=f"^{_ID}$")]
+_IdOrNone = Annotated[str, msgspec.Meta(pattern=f"^(?:{_ID})?$")]
+_Chit = Literal[CHIT_TECHNIQUES + WEAPON_CHITS]
+_Entry = Literal["door", "disposal", "loo"]
+_Small = Annotated[int, msgspec.Meta(ge=0, le=20)]
+_Level = Annotated[int, msgspec.Meta(ge=0, le=9)]
+_Square = Annotated[str, msgspec.Meta(pattern="^[a-z][0-9]{1,2}$")]
+_Turn = Annotated[int, msgspec.Meta(ge=1, le=99)]
+_Phase = Literal[PHASES]
+_CHANCES = tuple(str(Fraction(k, 6)) for k in range(7))
+COMBAT_STEPS = ("pick", "lead", "attack", "answer", "roll", "loss", "aim", "untrained", "done")
+
+
+class _FigureFile(msgspec.Struct, forbid_unknown_fields=True):
+    id: _Id
+    kind: str
+    weapon: str
+    start: Annotated[list[_Level], msgspec.Meta(max_length=len(TECHNIQUES))]
+    levels: Annotated[list[_Level], msgspec.Meta(max_length=len(TECHNIQUES))]
+    pos: Annotated[int, msgspec.Meta(ge=-1, le=9999)]
+    status: Literal[STATUSES]
+    face_up: bool
+    entry: Literal["", "door", "disposal", "loo"]
+    mp: _Small
+
+
+class _CombatFile(msgspec.Struct, forbid_unknown_fields=True):
+    members: list[_Id]
+    to_pick: list[_Id]
+    chits: dict[_Id, Annotated[list[_Chit], msgspec.Meta(max_length=20)]]
+    step: Literal[COMBAT_STEPS]
+    turn: Literal[0, 1]
+    attack: tuple[_Id, _Chit, _Id] | None
+    answer: tuple[_Id, _Chit] | None
+    need: Annotated[int, msgspec.Meta(ge=0, le=6)]
+    pending_loss: _IdOrNone
+    untrained: list[tuple[_Id, Annotated[int, msgspec.Meta(ge=1, le=20)]]]
+
+
+class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
+    turn: _Turn
+    phase: _Phase
+    door_broken: bool
+    bonus_mp: _Small
+    figures: Annotated[list[_FigureFile], msgspec.Meta(max_length=99)]
+    equipment: dict[_Id, bool]
+    entered: dict[_Entry, _Small]
+    activated: Annotated[list[str], msgspec.Meta(max_length=20)]
+    door_step: bool
+    door_tries: dict[_Id, _Small]
+    combats: Annotated[list[list[_Id]], msgspec.Meta(max_length=99)]
+    cm_window: bool
+    opened: bool
+    combat: _CombatFile | None
+    queue: Annotated[list[Annotated[str, msgspec.Meta(pattern=f"^(?:door:{_ID}:(?:fist|kick)|{_ID})$")]],
+                     msgspec.Meta(max_length=99)]
+    deal_slots: Annotated[list[_Square], msgspec.Meta(max_length=99)]
+    constabulary_in: Annotated[int, msgspec.Meta(ge=0, le=99)]
+    result: Literal[("", *GRADES)]
+    log: list[dict[str, Any]]
+
+
+class _RulesFile(msgspec.Struct, forbid_unknown_fields=True):
+    scenario: Annotated[str, msgspec.Meta(max_length=20)] = "basic"
+    terminator_levels: dict[_Id, Annotated[list[_Level], msgspec.Meta(max_length=len(TECHNIQUES))]] | None = None
+
+
+class _EventEntry(msgspec.Struct, forbid_unknown_fields=True):
+    turn: _Turn
+    phase: _Phase
+    event: Annotated[str, msgspec.Meta(max_length=120)]
+
+
+class _RollEntry(msgspec.Struct, forbid_unknown_fields=True):
+    turn: _Turn
+    phase: _Phase
+    roll: Annotated[int, msgspec.Meta(ge=1, le=6)]
+    need: _Small
+    what: Annotated[str, msgspec.Meta(max_length=120)]
+    p: Literal[_CHANCES]
+    result: Literal["door broken", "recovers a level", "hit", "miss"]
+    target: _Id | msgspec.UnsetType = msgspec.UNSET
+    target_side: Literal[0, 1] | msgspec.UnsetType = msgspec.UNSET
+
+
+def _log_patterns(board: Board) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The log lines the rules write (``_event`` and ``_roll_log``), as patterns: a saved log holds nothing else."""
+    fig, tech = _ID, "|".join(TECHNIQUES)
+    rooms = "|".join(re.escape(r.name) for r in board.lair.rooms.values())
+    grades = "|".join(g.replace("_", " ") for g in GRADES)
+    events = "|".join([
+        f"{fig} destroyed", f"{fig} loses a level of (?:{tech})", f"{fig} is unconscious", f"{fig} (?:killed|removed)",
+        f"{fig} escapes through the (?:door|disposal|loo)", f"{fig} enters by the (?:door|disposal|loo)",
+        f"{fig} regains consciousness", f"{fig} arrives at the front door", f"game over: (?:{grades})",
+        f"{fig} activated \\((?:{fig} entered the (?:{rooms})|nearest the Terminator|by the Clone Master)\\)",
+    ])
+    chit = "|".join((*CHIT_TECHNIQUES, *WEAPON_CHITS))
+    rolls = "|".join([
+        f"{fig} (?:fist|kick)s the armored door", f"{fig} Mountain Heart recovery",
+        f"untrained attack by [0-9]{{1,2}} on {fig}",
+        f"{fig} (?:{chit}) on {fig} \\(answer (?:none|{fig} (?:{chit}))\\)",
+    ])
+    return re.compile(f"(?:{events})"), re.compile(f"(?:{rolls})")
+
 
 
 def chit_multisets(options: dict[str, int], n: int) -> list[tuple[str, ...]]:
@@ -667,11 +787,18 @@ class KungFuState(State):
 
     # --- applying ----------------------------------------------------------------------------------------
     def illegal_reason(self, action: Action) -> str | None:
+        reason = malformed(action)
+        if reason is not None:
+            return reason
+        if not isinstance(action, KFAction):
+            return f"a {type(action).__name__} is not a Kung Fu 2100 move"
+        if isinstance(action, Lead) and action.side not in (TERMINATORS, CLONE_MASTER):
+            return f"the side to lead is 0 (Terminators) or 1 (Clone Master), not {action.side}"
+        if isinstance(action, Roll) and not 1 <= action.value <= 6:
+            return f"a d6 shows 1 to 6, not {action.value}"
         player = self.current_player()
         if player == TERMINAL:
             return "the game is over"
-        if not isinstance(action, KFAction):
-            return f"{action!r} is not a Kung Fu 2100 move"
         if action in self.legal_actions():
             return None
         return self._explain(action, player)
@@ -1118,6 +1245,67 @@ class KungFuState(State):
             "result": self.result, "log": [dict(e) for e in self.log],
         }
 
+    # --- checks of a saved position (state_from_dict) ------------------------------------------------------
+    def _check_combat(self, c: Combat) -> None:
+        """Every figure a saved combat names is one of its members, and each one's chits are ones it could pick."""
+        members = set(c.members)
+        figures = [x for x in c.members if not x.startswith("E")]
+        if {self.figs[x].side for x in figures} | ({CLONE_MASTER} if len(figures) < len(members) else set()) \
+                != {TERMINATORS, CLONE_MASTER}:
+            raise ValueError("a combat needs figures of both sides")
+        named = [*c.to_pick, *c.chits, *(c.attack[::2] if c.attack else ()), *(c.answer[:1] if c.answer else ()),
+                 *(t for t, _ in c.untrained), *([c.pending_loss] if c.pending_loss else [])]
+        for x in named:
+            if x not in members:
+                raise ValueError(f"the combat names {x}, who is not in it")
+        if len(set(c.to_pick)) != len(c.to_pick) or set(c.to_pick) & set(c.chits):
+            raise ValueError("a figure picks its chits twice")
+        for fid in [*c.to_pick, *c.chits]:
+            if fid.startswith("E") or not self.figs[fid].conscious:
+                raise ValueError(f"{fid} cannot hold chits")
+        for fid, chits in c.chits.items():
+            options, n = self.chit_options(self.figs[fid])
+            if len(chits) > n or any(chits.count(x) > options.get(x, 0) for x in set(chits)):
+                raise ValueError(f"{fid} holds chits it could not have picked")
+        if c.attack is not None:
+            fid, _, target = c.attack
+            if fid.startswith("E") or (not target.startswith("E") and self.figs[target].side == self.figs[fid].side):
+                raise ValueError("an attack that is not on an enemy")
+        if c.answer is not None and (c.answer[0].startswith("E") or c.attack is None):
+            raise ValueError("an answer to no attack")
+        if c.step in ("answer", "roll", "aim") and c.attack is None:
+            raise ValueError(f"a combat at its {c.step} step with no attack")
+        if c.step == "untrained" and c.attack is not None:
+            raise ValueError("untrained attacks while a chit attack is pending")
+
+    def _checked_log(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The saved log, each entry of one of the two shapes the rules write and its text one they write."""
+        events, rolls = _log_patterns(self.board)
+        out = []
+        for i, e in enumerate(entries):
+            what = f"log entry {i + 1}"
+            if "roll" in e:
+                r = check_schema(e, _RollEntry, f"{what} is damaged")
+                if not rolls.fullmatch(r.what):
+                    raise ValueError(f"{what} is not a roll the rules write")
+                if r.p != str(Fraction(max(0, min(r.need, 6)), 6)) or (r.result == "miss") != (r.roll > r.need):
+                    raise ValueError(f"{what}: its chance or result does not match its roll")
+                if r.target is not msgspec.UNSET:
+                    side = CLONE_MASTER if r.target.startswith("E") else (
+                        self.figs[r.target].side if r.target in self.figs else None)
+                    if (r.target not in self.figs and r.target not in self.equipment) or r.target_side != side:
+                        raise ValueError(f"{what} names a target that is not in the game")
+                elif r.target_side is not msgspec.UNSET:
+                    raise ValueError(f"{what} has a target side but no target")
+            else:
+                ev = check_schema(e, _EventEntry, f"{what} is damaged")
+                if not events.fullmatch(ev.event):
+                    raise ValueError(f"{what} is not an event the rules write")
+            if e["turn"] > self.turn:
+                raise ValueError(f"{what} is from turn {e['turn']}, after this one")
+            out.append(dict(e))
+        return out
+
     def player_view(self, player: int) -> dict[str, Any]:
         """What one side may know: face-down counters are anonymous to the Terminators, and each side's
         unplayed chits are hidden from the other (only their number shows)."""
@@ -1158,7 +1346,7 @@ class KungFuGame(Game):
                  book: RuleBook | None = None) -> None:
         self.book = book or rulebook()
         if scenario not in self.book.scenarios.scenarios:
-            raise ValueError(f"no scenario {scenario!r}; choose one of {', '.join(self.book.scenarios.scenarios)}")
+            raise ValueError(f"no scenario {quote(scenario)}; choose one of {', '.join(self.book.scenarios.scenarios)}")
         self.scenario = self.book.scenarios.scenarios[scenario]
         self.solo = self.scenario.setup == "solo"
         self.board = standard_board() if book is None else board_of(self.book)
@@ -1194,7 +1382,8 @@ class KungFuGame(Game):
     def from_rule_options(cls, options: dict[str, Any]) -> KungFuGame:
         unknown = set(options) - {"scenario", "terminator_levels"}
         if unknown:
-            raise ValueError(f"unknown rule options: {', '.join(sorted(unknown))}")
+            raise ValueError(f"unknown rule options: {', '.join(quote(k) for k in sorted(unknown)[:3])}")
+        check_schema(options, _RulesFile, "the rule options are damaged")
         return cls(**options)
 
     def roster(self) -> list[Figure]:
@@ -1251,8 +1440,12 @@ class KungFuGame(Game):
         return slots
 
     def state_from_dict(self, data: dict[str, Any]) -> KungFuState:
+        """A saved position, refused unless the rules could have reached it: the schema checks every field's type
+        and range, then every figure, square, chit, combat and log line is checked against the scenario."""
+        check_schema(data, _StateFile, "the saved position is damaged")
         s = KungFuState(self)
         roster = {f.id: f for f in self.roster()}
+        board = self.board
         figures = data["figures"]
         if [d["id"] for d in figures] != list(roster):
             raise ValueError("the figures do not match the scenario's counter mix")
@@ -1261,62 +1454,84 @@ class KungFuGame(Game):
             f = roster[d["id"]]
             if d["kind"] != f.kind or tuple(d["start"]) != f.start or d["weapon"] != f.weapon:
                 raise ValueError(f"{f.id} is not the counter of the unit sheet")
-            levels = [int(x) for x in d["levels"]]
+            levels = list(d["levels"])
             if len(levels) != len(TECHNIQUES) or any(not 0 <= v <= s0 for v, s0 in zip(levels, f.start, strict=True)):
                 raise ValueError(f"{f.id} has impossible levels {levels}")
-            status = d["status"]
-            if status not in STATUSES:
-                raise ValueError(f"{f.id} has unknown status {status!r}")
-            pos = int(d["pos"])
+            status, pos = d["status"], d["pos"]
             if pos >= 0:
-                if pos >= len(self.board.cells) or (not self.board.is_floor(pos) and \
-                        not (pos == self.board.front_door)):
-                    raise ValueError(f"{f.id} stands on a square no figure may occupy")
+                if pos >= len(board.cells):
+                    raise ValueError(f"{f.id} stands off the map")
+                if pos == board.front_door:
+                    raise ValueError(f"{f.id} stands on the armored door (no figure ever ends a move there)")
+                if not board.is_floor(pos):
+                    raise ValueError(f"{f.id} stands on {board.names[pos]}, a square no figure may occupy")
                 if pos in seen_pos:
-                    raise ValueError(f"two figures stand on {self.board.names[pos]}")
+                    raise ValueError(f"two figures stand on {board.names[pos]}")
                 seen_pos.add(pos)
-            if (status in ("active", "unconscious")) != (pos >= 0) and status != "unplaced":
+            if (status in ("active", "unconscious")) != (pos >= 0):
                 raise ValueError(f"{f.id} is {status} but its square is {pos}")
             if status == "unconscious" and sum(levels) != 0:
                 raise ValueError(f"{f.id} is unconscious with levels left")
-            if d["entry"] not in ("", "door", "disposal", "loo"):
-                raise ValueError(f"{f.id} waits at an unknown entry")
-            f.levels, f.status, f.pos, f.face_up, f.entry = levels, status, pos, bool(d["face_up"]), d["entry"]
-            f.mp = int(d["mp"])
-            if not 0 <= f.mp <= 20:
-                raise ValueError(f"{f.id} has {f.mp} movement points")
+            if status == "waiting" and not d["entry"]:
+                raise ValueError(f"{f.id} is waiting at no entry")
+            if d["entry"] and f.kind not in ("terminator", "constabulary"):
+                raise ValueError(f"{f.id} is not a figure that comes in from outside")
+            if status == "escaped" and f.kind != "terminator":
+                raise ValueError(f"{f.id} cannot escape: only Terminators leave the lair")
+            f.levels, f.status, f.pos, f.face_up, f.entry = levels, status, pos, d["face_up"], d["entry"]
+            f.mp = d["mp"]
         s.figs = roster
-        phase = data["phase"]
-        if phase not in PHASES:
-            raise ValueError(f"unknown phase {phase!r}")
-        s.phase = phase
-        s.turn = int(data["turn"])
+        s.phase = data["phase"]
+        s.turn = data["turn"]
         if not 1 <= s.turn <= self.scenario.turns + 1:
             raise ValueError(f"turn {s.turn} is outside the scenario's {self.scenario.turns} turns")
-        s.door_broken, s.bonus_mp = bool(data["door_broken"]), int(data["bonus_mp"])
-        s.door_step = bool(data["door_step"])
+        s.door_broken, s.bonus_mp, s.door_step = data["door_broken"], data["bonus_mp"], data["door_step"]
         if set(data["equipment"]) != set(s.equipment):
             raise ValueError("the equipment list is not the lair's seven pieces")
-        s.equipment = {k: bool(data["equipment"][k]) for k in s.equipment}
-        s.entered = {str(k): int(v) for k, v in data["entered"].items()}
-        s.activated = [str(x) for x in data["activated"]]
-        s.door_tries = {str(k): int(v) for k, v in data["door_tries"].items()}
-        s.cm_window, s.opened = bool(data["cm_window"]), bool(data["opened"])
+        s.equipment = {k: data["equipment"][k] for k in s.equipment}
+        s.entered = dict(data["entered"])
+        terminators = {f.id for f in s.terminators()}
+        if sum(n for e, n in s.entered.items() if e != "door") > len(terminators):
+            raise ValueError("more Terminators entered than there are")
+        classes = {t.activation for t in self.book.units.types.values()} - {""}
+        s.activated = list(data["activated"])
+        if any(x not in classes for x in s.activated) or len(set(s.activated)) != len(s.activated):
+            raise ValueError("an activation class that is not on the unit sheet, or used twice")
+        s.door_tries = dict(data["door_tries"])
+        for fid, n in s.door_tries.items():
+            if fid not in terminators or n > s.utype(roster[fid]).chits:
+                raise ValueError(f"{fid} cannot have spent {n} chits on the door")
+        s.cm_window, s.opened = data["cm_window"], data["opened"]
         if s.cm_window and (s.figs["CM"].face_up or s.figs["CM"].status != "active"):
             raise ValueError("only a face-down Clone Master can have a window to reveal himself")
-        s.combats = [[str(x) for x in c] for c in data["combats"]]
+        s.combats = [list(c) for c in data["combats"]]
         s.combat = Combat.from_dict(data["combat"]) if data["combat"] else None
         for c in [*s.combats, *([s.combat.members] if s.combat else [])]:
             for x in c:
                 if x not in roster and x not in s.equipment:
                     raise ValueError(f"combat member {x!r} is not in the game")
-        s.queue = [str(x) for x in data["queue"]]
-        s.deal_slots = [self.board.square(x) for x in data["deal_slots"]]
-        s.constabulary_in = int(data["constabulary_in"])
-        s.result = str(data["result"])
+            if len(set(c)) != len(c):
+                raise ValueError("a combat names a figure twice")
+        if s.combat is not None:
+            s._check_combat(s.combat)
+        s.queue = list(data["queue"])
+        for item in s.queue:
+            fid = item.split(":")[1] if item.startswith("door:") else item
+            if fid not in roster or (item.startswith("door:") and fid not in terminators):
+                raise ValueError(f"the queue names {fid!r}, who cannot be there")
+        if len(set(s.queue)) != len(s.queue):
+            raise ValueError("the queue names a figure twice")
+        s.deal_slots = [board.square(x) for x in data["deal_slots"]]
+        if any(not board.is_floor(sq) or sq == board.front_door for sq in s.deal_slots):
+            raise ValueError("a set-up square that is not floor")
+        s.constabulary_in = data["constabulary_in"]
+        if s.constabulary_in > self.scenario.constabulary_total:
+            raise ValueError(f"{s.constabulary_in} Constabulary came in; the scenario has "
+                             f"{self.scenario.constabulary_total}")
+        s.result = data["result"]
         if (s.phase == "over") != bool(s.result):
             raise ValueError("a finished game needs a result, an unfinished one none")
-        s.log = [dict(e) for e in data["log"]]
+        s.log = s._checked_log(data["log"])
         if s.phase in ("combat1", "combat2") and s.opened and not (s.door_step or s.cm_window or s.bonus_mp) \
                 and s.combat is None:
             raise ValueError("a combat phase with no combat being fought")
@@ -1327,8 +1542,10 @@ class KungFuGame(Game):
         try:
             if s.phase != "over" and s.current_player() != CHANCE and not s.legal_actions():
                 raise ValueError("the saved position has no legal move")
-        except (AssertionError, KeyError, IndexError) as exc:
-            raise ValueError(f"the saved position is not one the rules can reach ({exc!r})") from None
+            if s.current_player() == CHANCE:
+                s.chance_outcomes()
+        except (AssertionError, KeyError, IndexError, TypeError) as exc:
+            raise ValueError(f"the saved position is not one the rules can reach ({type(exc).__name__})") from None
         return s
 
 

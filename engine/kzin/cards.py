@@ -148,11 +148,21 @@ _BY_NAME.update({c.name.replace("’", "'").casefold(): c for c in CARDS})
 
 
 def card(name: str) -> Card:
-    """The card called ``name`` (case-insensitive); ``ValueError`` naming the problem if none is."""
+    """The card called ``name`` (case-insensitive); ``ValueError`` naming the problem if none is. The name is
+    quoted short (a file's or a player's text, never repeated at length)."""
+    if not isinstance(name, str):
+        raise ValueError(f"a card is named by text, not by a {type(name).__name__}")
     try:
         return _BY_NAME[name.strip().casefold()]
     except KeyError:
-        raise ValueError(f"no card is called {name!r}") from None
+        if not _NAME_LIKE.fullmatch(name):  # not even shaped like a name (markup, control characters): not quoted
+            raise ValueError("no card is called that: the name holds characters no card name has") from None
+        shown = repr(name) if len(name) <= 40 else repr(name[:37]) + "..."
+        raise ValueError(f"no card is called {shown}") from None
+
+
+_NAME_LIKE = re.compile(r"[\w ,&'’.-]*")
+"""The characters a card name may have (letters, digits, spaces and a little punctuation); "&" stays plain text."""
 
 
 def track() -> list[dict[str, str]]:

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
+import msgspec
 import param
 
 from engine.core import CHANCE, TERMINAL, Action, ChanceMode, Game, GameInfo, Information, State
+from engine.core.protocol import malformed
+from engine.core.serialize import check_schema, quote
 from engine.kzin.cards import (
     CARDS,
     CONQUEST,
+    DECK_SIZE,
     EARTH,
     FULL_DECK,
     HOME_WORLDS,
@@ -35,6 +39,7 @@ from engine.kzin.cards import (
     Card,
     card,
 )
+from engine.kzin.cards import PHASES as BATTLE_PHASES
 
 HUMANS, KZINTI = "Humans", "Kzinti"
 FLEET_KINDS = tuple(c.index for c in CARDS if c.type == HUMAN_FLEET)
@@ -68,11 +73,12 @@ def make_rules(**options: Any) -> KzinRules:
     """A rules object from keyword options; an unknown option or a bad value is a ``ValueError``."""
     unknown = set(options) - set(RULE_OPTIONS)
     if unknown:
-        raise ValueError(f"unknown rule option(s) {', '.join(sorted(unknown))}; known: {', '.join(RULE_OPTIONS)}")
+        raise ValueError(f"unknown rule option(s) {', '.join(quote(k) for k in sorted(unknown)[:3])}; "
+                         f"known: {', '.join(RULE_OPTIONS)}")
     for name, value in options.items():
         expected = bool if isinstance(KzinRules.param[name], param.Boolean) else int
         if type(value) is not expected:
-            raise ValueError(f"rule option {name} must be {expected.__name__}, not {value!r}")
+            raise ValueError(f"rule option {name} must be {expected.__name__}, not {quote(value)}")
     try:
         return KzinRules(**options)
     except ValueError as exc:
@@ -105,12 +111,20 @@ class KzinAction(Action):
         raise ValueError("expected draw <card>, roll <1-10>, commit <card>, defend, attack, fall back or pass")
 
 
+def _card_name(kind: Any) -> str:
+    """A move's card by name; a number that is no card (the rules refuse it) as itself, not as the card that
+    Python's negative index would pick, nor an IndexError."""
+    if type(kind) is int and 0 <= kind < NUM_KINDS:
+        return CARDS[kind].name
+    return f"card #{repr(kind)[:20]}"
+
+
 @dataclass(frozen=True, slots=True)
 class Draw(KzinAction):
     kind: int
 
     def __str__(self) -> str:
-        return f"draw {CARDS[self.kind].name}"
+        return f"draw {_card_name(self.kind)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +140,7 @@ class Commit(KzinAction):
     kind: int
 
     def __str__(self) -> str:
-        return f"commit {CARDS[self.kind].name}"
+        return f"commit {_card_name(self.kind)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +325,13 @@ class KzinState(State):
         return actions
 
     def illegal_reason(self, action: Action) -> str | None:
+        reason = malformed(action)
+        if reason is not None:
+            return reason
+        if isinstance(action, (Draw, Commit)) and not 0 <= action.kind < NUM_KINDS:
+            return f"there is no card number {action.kind} (the cards are numbered 0-{NUM_KINDS - 1})"
+        if isinstance(action, Roll) and action.value not in D10:
+            return f"a d10 shows 1 to 10, not {action.value}"
         phase = self.phase
         if phase == OVER:
             return "the game is over"
@@ -529,38 +550,92 @@ class KzinGame(Game):
         return _state_from_dict(self, data)
 
 
+# --- the saved state's schema (msgspec): every field's type and range, before the rules look at its meaning ---
+MAX_DICE = 2 + sum(c.copies * c.dice for c in CARDS)
+"""The most d10s one battle can roll: the Humans' and the Kzinti's, and every die card in the deck."""
+FORCE_LIMIT = 40 + sum(c.copies * (abs(c.const) + abs(c.bonus) + 10 * c.dice + DECK_SIZE + HOME_WORLDS)
+                       for c in CARDS)
+"""No force of either side comes near this: every card's constant, bonus and dice, technology and the marker."""
+_Name = Annotated[str, msgspec.Meta(max_length=60)]
+_Copies = Annotated[int, msgspec.Meta(ge=1, le=DECK_SIZE)]
+_D10 = Annotated[int, msgspec.Meta(ge=1, le=10)]
+_Force = Annotated[int, msgspec.Meta(ge=-FORCE_LIMIT, le=FORCE_LIMIT)]
+
+
+class _BattleFile(msgspec.Struct, forbid_unknown_fields=True):
+    phase: Literal[BATTLE_PHASES]
+    human_force: _Force
+    kzin_force: _Force
+    humans_won: bool
+    committed: Annotated[list[_Name], msgspec.Meta(max_length=DECK_SIZE)]
+    rolls: Annotated[list[_D10], msgspec.Meta(min_length=2, max_length=MAX_DICE)]
+
+
+class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
+    kem: Annotated[int, msgspec.Meta(ge=EARTH, le=HOME_WORLDS)]
+    turn: Annotated[int, msgspec.Meta(ge=1, le=10**6)]
+    phase: Literal[PHASES]
+    deck: dict[_Name, _Copies]
+    discard: dict[_Name, _Copies]
+    in_play: dict[_Name, _Copies]
+    drawn: _Name | None
+    committed: Annotated[list[_Name], msgspec.Meta(max_length=DECK_SIZE)]
+    rolls: Annotated[list[_D10], msgspec.Meta(max_length=MAX_DICE)]
+    winner: Literal[HUMANS, KZINTI] | None
+    last_battle: _BattleFile | None = None
+
+
 def _counts(data: Any, what: str) -> list[int]:
-    if not isinstance(data, dict):
-        raise ValueError(f"{what} must map card names to counts")
     out = [0] * NUM_KINDS
     for name, n in data.items():
-        if type(n) is not int or n < 1:
-            raise ValueError(f"{what}: bad count {n!r} for {name}")
         out[card(name).index] += n
     return out
 
 
 def _state_from_dict(game: KzinGame, data: dict[str, Any]) -> KzinState:
+    check_schema(data, _StateFile, "the saved game is damaged")
     s = KzinState(game)
     s.kem, s.turn, s.phase = data["kem"], data["turn"], data["phase"]
-    if s.phase not in PHASES:
-        raise ValueError(f"unknown phase {s.phase!r}")
-    if type(s.kem) is not int or not EARTH <= s.kem <= HOME_WORLDS:
-        raise ValueError(f"the marker must be on a space 1-12, not {s.kem!r}")
-    if type(s.turn) is not int or s.turn < 1:
-        raise ValueError(f"bad turn {s.turn!r}")
     s.pile, s.discard, s.in_play = (_counts(data[k], k) for k in ("deck", "discard", "in_play"))
     s.drawn = None if data["drawn"] is None else card(data["drawn"]).index
     s.committed = [card(n).index for n in data["committed"]]
-    s.rolls = [int(r) for r in data["rolls"]]
+    s.rolls = list(data["rolls"])
     s.winner = data["winner"]
     lb = data.get("last_battle")
     if lb is not None:
-        s.last_battle = BattleResult(lb["phase"], int(lb["human_force"]), int(lb["kzin_force"]),
-                                     bool(lb["humans_won"]), tuple(card(n).index for n in lb["committed"]),
-                                     tuple(int(r) for r in lb["rolls"]))
+        s.last_battle = BattleResult(lb["phase"], lb["human_force"], lb["kzin_force"], lb["humans_won"],
+                                     tuple(card(n).index for n in lb["committed"]), tuple(lb["rolls"]))
+        _check_battle(s.last_battle, game.rules)
     _validate(s)
     return s
+
+
+def _check_battle(b: BattleResult, rules: KzinRules) -> None:
+    """A saved last battle as one the rules could have fought: committed cards that count in its phase, the dice
+    its cards roll, each side's force within what its cards and dice make, and the winner the forces give."""
+    for k in b.committed:
+        c = CARDS[k]
+        if not c.committable or not c.counts_in(b.phase):
+            raise ValueError(f"the last battle: {c.name} cannot be committed in the {b.phase} phase")
+    if not any(CARDS[k].type == HUMAN_FLEET for k in b.committed):
+        raise ValueError("the last battle was fought without a Fleet")
+    human_dice = 1 + sum(CARDS[k].dice_in(b.phase) for k in b.committed)
+    if len(b.rolls) <= human_dice:
+        raise ValueError("the last battle's dice are not its cards' dice")
+    techs = sum(CARDS[k].copies for k in TECH_KINDS)
+    consts = [(CARDS[k].const_in(b.phase, 0, EARTH + 1), CARDS[k].const_in(b.phase, techs, HOME_WORLDS - 1))
+              for k in b.committed]
+    human_rolls = sum(b.rolls[:human_dice])
+    if not sum(lo for lo, _ in consts) + human_rolls <= b.human_force <= sum(hi for _, hi in consts) + human_rolls:
+        raise ValueError("the last battle's human force is not what its cards and dice make")
+    conquest = [CARDS[k] for k in CONQUEST_KINDS]
+    kzin_rolls = sum(b.rolls[human_dice:])
+    fleet = max(abs(c.const) for c in CARDS if c.type == KZIN_FLEET) if b.phase == INVASION else 0
+    spread = fleet + sum(c.copies * abs(c.const_in(b.phase)) for c in conquest)
+    if not rules.kzin_base_force + kzin_rolls - spread <= b.kzin_force <= rules.kzin_base_force + kzin_rolls + spread:
+        raise ValueError("the last battle's Kzin force is not what its cards and dice make")
+    if b.humans_won != (b.human_force >= b.kzin_force):
+        raise ValueError("the last battle's winner is not the one its forces give")
 
 
 def _validate(s: KzinState) -> None:

@@ -26,8 +26,10 @@ from engine.core import Action
 
 
 def _num(x: float) -> str:
-    """Shortest text that reads back to the same float."""
-    return repr(float(x))
+    """Shortest text that reads back to the same float (a malformed value, which the rules refuse, as itself)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return repr(float(x))
+    return repr(x)[:20]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +87,8 @@ class UseAbility(Action):
 class ChooseFirst(Action):
     player: int  # 0-based
 
-    def __str__(self) -> str:
-        return f"first P{self.player + 1}"
+    def __str__(self) -> str:  # a malformed player prints as itself (the rules refuse it), never a TypeError
+        return f"first P{self.player + 1}" if type(self.player) is int else f"first {repr(self.player)[:20]}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
+import msgspec
 import numpy as np
 
 from engine.core import (
@@ -41,9 +43,21 @@ from engine.core import (
     State,
     StateFormatError,
 )
-from engine.core.rng import clone_rng, make_rng, rng_from_state, rng_state
+from engine.core.protocol import malformed
+from engine.core.rng import clone_rng, make_rng, rng_state
+from engine.core.serialize import check_schema, checked_rng, quote
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility, ZooAction
-from engine.zoo.constants import FACE_NAMES, FACE_UP, STUNNED, TEAMS, abilities, arena, constants, face_points
+from engine.zoo.constants import (
+    FACE_NAMES,
+    FACE_UP,
+    STUNNED,
+    TEAMS,
+    abilities,
+    arena,
+    constants,
+    face_points,
+    faces,
+)
 from engine.zoo.faces import orientation_with_up, up_face
 from engine.zoo.physics import RAILS, DieBody, Launch, SimResult, launch_point, simulate
 
@@ -59,6 +73,90 @@ LEGAL_FACES = ("head", "back")
 LEGAL_OFF_DOT = 90.0  # mm along each rail for flicks from anywhere on a rail
 LEGAL_HEADINGS = (0.0, 90.0, 180.0, 270.0)  # Trunk Shot, absolute
 PLACE_GRID = (60.0, 105.0, 150.0, 195.0, 240.0)
+
+# --- the saved state's schema (msgspec): every field's type and range, before the rules look at its meaning ---
+_DIE_ID = r"[A-Z][1-4]"
+_Die = Annotated[str, msgspec.Meta(pattern=f"^{_DIE_ID}$")]
+_Player = Annotated[int, msgspec.Meta(ge=0, le=3)]
+_Coordinate = Annotated[float, msgspec.Meta(ge=-1e6, le=1e6)]
+_Count = Annotated[int, msgspec.Meta(ge=0, le=10_000)]
+_Hole = Literal["SW", "SE", "NE", "NW"]
+_Text = Annotated[str, msgspec.Meta(max_length=200)]
+EVENT = re.compile(
+    f"{_DIE_ID} hopped out over the [NESW] rail at [0-9]{{1,3}}\\.[0-9]{{2}} m/s"
+    f"|{_DIE_ID} fell into the (?:SW|SE|NE|NW) cage"
+    f"|{_DIE_ID} did not tumble and is turned feet-up"
+    f"|foul: {_DIE_ID} struck before touching a rail on P[1-4] \\((?:{'|'.join(t.capitalize() for t in TEAMS)})\\)'s "
+    f"first flick; the arena is put back and {_DIE_ID} is out for the round")
+"""Every event line the physics and the rules write (a saved battle's events hold nothing else)."""
+
+
+class _Last(msgspec.Struct, tag_field="kind", forbid_unknown_fields=True):
+    player: _Player
+    round_winner: _Player | None = None
+    round_scores: Annotated[list[_Count], msgspec.Meta(max_length=4)] | None = None
+    round_points: Annotated[list[_Count], msgspec.Meta(max_length=4)] | None = None
+    winner: _Player | None = None
+
+
+class _LastFirst(_Last, tag="first"):
+    pass
+
+
+class _LastPass(_Last, tag="pass"):
+    pass
+
+
+class _LastFlick(_Last, tag="flick"):
+    flick: _Text = ""
+    direction: float = 0.0
+    speed: float = 0.0
+    caged: dict[_Die, _Hole] = {}
+    left: dict[_Die, Literal[RAILS]] = {}
+    events: Annotated[list[_Text], msgspec.Meta(max_length=40)] = []
+    foul: bool = False
+
+
+class _LastPlace(_Last, tag="place"):
+    place: _Text = ""
+
+
+class _LastAbility(_Last, tag="ability"):
+    ability: _Text = ""
+
+
+class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
+    rng: dict[str, Any]
+    phase: Literal[PHASES]
+    to_move: _Player
+    round: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
+    starter: _Player
+    rail_rule: _Player | None
+    wins: Annotated[list[_Count], msgspec.Meta(min_length=2, max_length=4)]
+    points: Annotated[list[_Count], msgspec.Meta(min_length=2, max_length=4)]
+    spent: list[bool]
+    dust: list[bool]
+    eliminated: list[bool]
+    pending: Annotated[list[tuple[_Player, _Die, Literal["head", "any"]]], msgspec.Meta(max_length=16)]
+    resume: tuple[_Player, bool] | None
+    dice: dict[_Die, tuple[_Player, Annotated[str, msgspec.Meta(max_length=20)], _Coordinate, _Coordinate, _Coordinate,
+                           Annotated[int, msgspec.Meta(ge=0, le=23)]]]
+    last: _LastFirst | _LastPass | _LastFlick | _LastPlace | _LastAbility | None
+
+
+class _RulesFile(msgspec.Struct, forbid_unknown_fields=True):
+    mode: Literal[MODES] = "cage"
+    players: Annotated[int, msgspec.Meta(ge=2, le=4)] = 2
+    teams: Annotated[list[Literal[TEAMS]], msgspec.Meta(max_length=4)] | None = None
+    all_valley: bool = False
+    abilities: bool | None = None
+    starting_player: _Player = 0
+
+
+MAX_FACE_POINTS = max(f.points for f in faces())
+REST_CLEARANCE = 0.75
+"""Two dice at rest never have centres closer than this many die edges (they would overlap: squares of edge e
+touch at e at the closest; the physics' contact slop is far below the quarter edge this allows)."""
 
 
 @dataclass
@@ -173,6 +271,12 @@ class ZooGame(Game):
         state._start_round(self.starting_player)
         return state
 
+    @classmethod
+    def from_rule_options(cls, options: dict[str, Any]) -> ZooGame:
+        """A saved battle's rule options, each of its type (the constructor then checks their values)."""
+        check_schema(options, _RulesFile, "the rule options are damaged")
+        return cls(**options)
+
     def state_from_dict(self, data: dict[str, Any]) -> ZooState:
         return ZooState.from_dict(self, data)
 
@@ -186,10 +290,15 @@ def _numbers_reason(*named: tuple[str, Any]) -> str | None:
     is False) and would put an animal at (nan, nan), so non-numbers and non-finite numbers are refused first."""
     for name, value in named:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            return f"{name} must be a number, not {value!r}"
+            return f"{name} must be a number, not {repr(value)[:40]}"
         if not math.isfinite(value):
             return f"{name} must be a finite number, not {value}"
     return None
+
+
+def _flick_numbers_reason(f: Flick) -> str | None:
+    return _numbers_reason(("heading" if f.rail == "here" else "direction", f.direction), ("speed", f.speed),
+                           *([("the spot along the rail", f.along)] if f.along is not None else []))
 
 
 def _wrap_degrees(d: float) -> float:
@@ -297,6 +406,10 @@ class ZooState(State):
         Any in-range flick is legal (continuous direction and speed), not only the representative flicks
         that ``legal_actions`` lists.
         """
+        reason = _flick_numbers_reason(action) if isinstance(action, Flick) else None
+        reason = reason or malformed(action)  # the numbers in the game's words first, then every field's type
+        if reason is not None:
+            return reason
         if self.phase == "over":
             return "the battle is over"
         if isinstance(action, Flick):
@@ -326,9 +439,7 @@ class ZooState(State):
             return f"{self.describe_player()} must first choose who starts the round"
         if self.phase == "place":
             return f"{self.describe_player()} must first place {self.pending[0][1]} in the arena"
-        numbers_reason = _numbers_reason(
-            ("heading" if f.rail == "here" else "direction", f.direction), ("speed", f.speed),
-            *([("the spot along the rail", f.along)] if f.along is not None else []))
+        numbers_reason = _flick_numbers_reason(f)
         if numbers_reason is not None:
             return numbers_reason
         if f.die not in self.dice:
@@ -818,16 +929,15 @@ class ZooState(State):
 
     @classmethod
     def from_dict(cls, game: ZooGame, data: dict[str, Any]) -> ZooState:
+        """A saved battle, refused unless play could have reached it: the schema checks every field's type and
+        range, then the dice, scores, placements and the last move are checked against the battle's rules."""
+        check_schema(data, _StateFile, "the saved battle is damaged")
         n = game.players
-        s = cls(game, rng_from_state(data["rng"]))
+        s = cls(game, checked_rng(data["rng"]))
         phase = data["phase"]
-        if phase not in PHASES:
-            raise StateFormatError(f"unknown phase {phase!r}")
         s.phase = phase
         s.to_move = _player(data["to_move"], n)
-        s.round_no = int(data["round"])
-        if s.round_no < 1:
-            raise StateFormatError("round must be at least 1")
+        s.round_no = data["round"]
         s.starter = _player(data["starter"], n)
         s.rail_rule = None if data["rail_rule"] is None else _player(data["rail_rule"], n)
         s.wins = _ints(data["wins"], n, 0, game.rounds_to_win)
@@ -835,43 +945,124 @@ class ZooState(State):
         s.spent = _bools(data["spent"], n)
         s.dust = _bools(data["dust"], n)
         s.eliminated = _bools(data["eliminated"], n)
+        s._check_scores()
         dice = data["dice"]
         if set(dice) != set(game.die_ids):
             raise StateFormatError(f"the dice must be {', '.join(game.die_ids)}")
-        size = arena().size
+        allowed = {"hand", "arena", "caged", "out"}
+        if game.multiplayer:
+            allowed.add("reserve" if game.mode == "cage" else "unused")
         for d in game.die_ids:
             owner, status, x, y, angle, orientation = dice[d]
             if owner != game.owner_of[d]:
                 raise StateFormatError(f"{d} belongs to player {game.owner_of[d] + 1}")
             if status not in STATUSES:
-                raise StateFormatError(f"{d} has unknown status {status!r}")
-            vals = [float(x), float(y), float(angle)]
-            if not all(math.isfinite(v) for v in vals):
-                raise StateFormatError(f"{d} has a position that is not a number")
-            if status == "arena" and not (0 <= vals[0] <= size and 0 <= vals[1] <= size):
-                raise StateFormatError(f"{d} lies outside the arena")
-            if not isinstance(orientation, int) or not 0 <= orientation < 24:
-                raise StateFormatError(f"{d} has orientation {orientation!r}, not 0-23")
-            s.dice[d] = Die(owner, status, vals[0], vals[1], vals[2], orientation)
+                raise StateFormatError(f"{d} has unknown status {quote(status)}")
+            if status not in allowed:
+                raise StateFormatError(f"{d} cannot be {status} in a {game.title()}")
+            s.dice[d] = Die(owner, status, float(x), float(y), float(angle), orientation)
+        s._check_arena()
         s.pending = []
-        for e in data["pending"]:
-            owner, die_id, rule = e
-            if die_id not in s.dice or s.dice[die_id].owner != owner or rule not in ("head", "any"):
-                raise StateFormatError(f"bad placement to make: {e!r}")
+        for owner, die_id, rule in data["pending"]:
+            if s.dice[die_id].owner != owner or s.dice[die_id].status not in ("caged", "out"):
+                raise StateFormatError(f"{die_id} is not an animal of player {owner + 1} waiting to be placed")
             s.pending.append([owner, die_id, rule])
+        if len({e[1] for e in s.pending}) != len(s.pending):
+            raise StateFormatError("an animal is to be placed twice")
         if (phase == "place") != bool(s.pending):
             raise StateFormatError("placements to make and the phase disagree")
         if phase == "place" and s.to_move != s.pending[0][0]:
             raise StateFormatError("the player placing must own the animal to place")
         resume = data["resume"]
-        s.resume = None if resume is None else [_player(resume[0], n), bool(resume[1])]
-        last = data["last"]
-        if last is not None and not isinstance(last, dict):
-            raise StateFormatError("last must be an object or null")
-        s.last = _copy_json(last)
+        if resume is not None and phase != "place":
+            raise StateFormatError("a turn to resume after placements, with no placements")
+        s.resume = None if resume is None else [_player(resume[0], n), resume[1]]
+        if phase != "over" and s.eliminated[s.to_move]:
+            raise StateFormatError(f"{game.player_name(s.to_move)} is out of the battle but to move")
+        s.last = s._checked_last(data["last"])
         if phase in ("flick", "extra") and not s.flickable() and not s.legal_actions():
             raise StateFormatError(f"{game.player_name(s.to_move)} is to move but has nothing to do")
         return s
+
+    def _check_scores(self) -> None:
+        """Round wins and points as the battle's rules score them: none in a Cage Battle, at most an arena of
+        top faces a round in a Points Battle, and no battle going on past its end."""
+        g = self.game
+        over = self.phase == "over"
+        top = MAX_FACE_POINTS * len(g.die_ids) // g.players
+        if g.mode == "cage":
+            if any(self.points):
+                raise StateFormatError("a Cage Battle scores no points")
+            if not over and max(self.wins) >= g.rounds_to_win:
+                raise StateFormatError(f"a player has {max(self.wins)} round wins but the battle goes on")
+            if not g.multiplayer and not sum(self.wins) <= self.round_no <= sum(self.wins) + 1:
+                raise StateFormatError(f"round {self.round_no} after {sum(self.wins)} rounds won")
+            return
+        if any(self.wins):
+            raise StateFormatError("a Points Battle has no round wins")
+        if g.multiplayer:
+            if self.round_no > g.multiplayer_rounds:
+                raise StateFormatError(f"round {self.round_no} of a {g.multiplayer_rounds}-round battle")
+            animals = g.points_animals * MAX_FACE_POINTS
+            if any(p > self.round_no * animals for p in self.points):
+                raise StateFormatError(f"more points than {self.round_no} rounds can score")
+        else:
+            limit = g.points_to_win + top if over else g.points_to_win
+            if max(self.points) >= limit:
+                raise StateFormatError(f"{max(self.points)} points, and the battle ends at {g.points_to_win}")
+            if over and max(self.points) < g.points_to_win:
+                raise StateFormatError("a finished Points Battle needs a player at the points to win")
+
+    def _check_arena(self) -> None:
+        """The dice in the arena lie where dice come to rest: inside the rails, not over a cage (a die whose
+        centre passes over one falls in), and never on top of each other."""
+        a = arena()
+        edge = constants()["die"]["edge"]
+        lo, hi = edge / 2 * REST_CLEARANCE, a.size - edge / 2 * REST_CLEARANCE
+        placed: list[tuple[str, Die]] = []
+        for d, die in self.dice.items():
+            if die.status != "arena":
+                continue
+            if not (lo <= die.x <= hi and lo <= die.y <= hi):
+                raise StateFormatError(f"{d} lies outside the arena")
+            hole = a.over_hole(die.x, die.y)
+            if hole is not None:
+                raise StateFormatError(f"{d} rests over the {hole} cage (it would have fallen in)")
+            for e, other in placed:
+                if math.hypot(die.x - other.x, die.y - other.y) < edge * REST_CLEARANCE:
+                    raise StateFormatError(f"{d} and {e} overlap")
+            placed.append((d, die))
+
+    def _checked_last(self, last: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The last move's record as the rules write it: its move text one that reads back to itself, its dice and
+        players in the battle, its events lines the physics writes."""
+        if last is None:
+            return None
+        n = self.game.players
+        players = [last.get(k) for k in ("player", "round_winner", "winner")]
+        if any(p is not None and p >= n for p in players):
+            raise StateFormatError("the last move names a player who is not in the battle")
+        kind = last["kind"]
+        text = last.get(kind) if kind in ("flick", "place", "ability") else None
+        if text is not None:
+            try:
+                move = ZooAction.parse(text)
+            except ValueError:
+                raise StateFormatError(f"the last {kind} is not a move") from None
+            if str(move) != text or getattr(move, "die", getattr(move, "target", "x")) not in (*self.dice, "P1",
+                                                                                             "P2", "P3", "P4"):
+                raise StateFormatError(f"the last {kind} is not a move of this battle")
+        for key in ("caged", "left"):
+            if any(d not in self.dice for d in last.get(key, {})):
+                raise StateFormatError(f"the last flick's {key} names a die not in the battle")
+        if any(not EVENT.fullmatch(e) for e in last.get("events", [])):
+            raise StateFormatError("the last flick's events are not ones the game writes")
+        for key in ("round_scores", "round_points"):
+            if key in last and len(last[key]) != n:
+                raise StateFormatError(f"the last move's {key.replace('_', ' ')} are not one per player")
+        if kind == "flick" and not all(math.isfinite(last[k]) for k in ("direction", "speed")):
+            raise StateFormatError("the last flick's aim is not a number")
+        return _copy_json(last)
 
 
 def _copy_json(obj: Any) -> Any:

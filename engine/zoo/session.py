@@ -32,10 +32,10 @@ from engine.core.serialize import (
     load_session,
     optional,
 )
-from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility
+from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility, ZooAction
 from engine.zoo.bot import OddsBot
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants
-from engine.zoo.game import MODES, ZooGame, ZooState
+from engine.zoo.game import EVENT, MODES, ZooGame, ZooState
 from engine.zoo.odds import AimNoise, FlickOdds, flick_odds, odds_grid
 
 SESSION_FORMAT = "tabletop-dojo/zoo-session"
@@ -59,6 +59,25 @@ DRAG_MM_PER_M_S = 100.0
 """A drag of this many mm on the arena is a flick of 1 m/s (so 250 mm is the top speed, 2.5 m/s)."""
 RAIL_NORMALS = {"S": 90.0, "N": -90.0, "W": 0.0, "E": 180.0}
 """Heading (degrees, world) straight into the arena from each rail."""
+
+
+_NEW_BATTLE = re.compile(r'new [2-4]-player (?:"All Valley" )?(?:Cage|Points) Battle, seed [0-9]{1,40}')
+
+
+def _check_log_texts(log: list[dict[str, Any]]) -> None:
+    """Each log line is one the session writes: the new battle's line, or a move that reads back to its own text,
+    with event lines the physics writes (a forged file's markup or prose is refused, not shown)."""
+    for i, entry in enumerate(log):
+        text = entry["text"]
+        if not _NEW_BATTLE.fullmatch(text):
+            try:
+                readable = str(ZooAction.parse(text)) == text
+            except ValueError:
+                readable = False
+            if not readable:
+                raise StateFormatError(f"the battle log is damaged: entry {i + 1} is not a move")
+        if any(not EVENT.fullmatch(e) for e in entry["events"]):
+            raise StateFormatError(f"the battle log is damaged: entry {i + 1} has an event the game does not write")
 
 
 class ZooSession(param.Parameterized):
@@ -510,6 +529,9 @@ class ZooSession(param.Parameterized):
             check_entries([e["odds"] for e in log if "odds" in e], "odds in the battle log", ODDS_NOTE_FIELDS)
             if any(e["player"] is not None and e["player"] >= state.game.players for e in log):
                 raise StateFormatError("the battle log is damaged: a move by a player who is not in the battle")
+            _check_log_texts(log)
+            if not set(saved.extra) <= {"seats", "aim"}:
+                raise StateFormatError("the file has fields a Kung-Fu Zoo session does not write")
             seats = saved.extra.get("seats")
             if not isinstance(seats, list) or len(seats) != state.game.players or any(s not in SEATS for s in seats):
                 raise StateFormatError("the seats are damaged")
