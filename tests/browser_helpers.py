@@ -185,14 +185,16 @@ class JupyterLab:
         page.wait_for_function(KERNEL_IDLE, timeout=timeout * 1000)
 
     def run_all(self, page, timeout: float = 180.0) -> None:
-        """Run every cell, as Run > Run All Cells does, and wait until the kernel has run them all."""
+        """Run every cell, as Run > Run All Cells does, and wait until the kernel has run them all; a cell that
+        raised fails with its error."""
         page.evaluate("() => jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function("""() => { const cells = jupyterapp.shell.currentWidget.content.widgets;
           return cells.every(c => c.model.type !== 'code' || (c.model.executionCount !== null
                                                               && c.promptNode.textContent.trim() !== '[*]:')); }""",
                                timeout=timeout * 1000)
         page.wait_for_function(KERNEL_IDLE, timeout=timeout * 1000)
-
-    def cell(self, page, index: int):
-        """The locator of the notebook's cell number ``index`` (from 0), to scope clicks to one dashboard."""
-        return page.locator(".jp-Notebook .jp-Cell").nth(index)
+        errors = page.evaluate("""() => jupyterapp.shell.currentWidget.content.widgets.flatMap(c =>
+          c.model.type !== 'code' ? [] : Array.from({length: c.model.outputs.length}, (_, i) => c.model.outputs.get(i)
+            .toJSON()).filter(o => o.output_type === 'error').map(o => `${o.ename}: ${o.evalue}`))""")
+        if errors:
+            raise AssertionError(f"a notebook cell raised: {errors}")

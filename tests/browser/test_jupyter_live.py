@@ -301,10 +301,10 @@ def test_the_notebook_loads_everything_from_127_0_0_1(live):
     """BokehJS, Panel and HoloViews came inline with the notebook and JupyterLab served the rest itself, through
     every click above (this test runs last).
 
-    Known today (issue 11): a pane the dashboards rebuild after the first render (the advisor's table, the game
-    log, the progress text, as background results arrive) gets Panel's stylesheets as CDN links again, which
-    only the first render inlines; those CSS files are refused and the test is marked xfail for that alone.
-    Any refused script, or a stylesheet of anything else, fails it.
+    Known today (issue 11): panes the dashboards re-render after the first display, as clicks and background
+    results arrive (seen: the Kzin status line, advisor table, game log and progress text), carry Panel's
+    stylesheets as CDN links, which only the first display inlines; when those CSS files are all that was
+    refused, the test is marked xfail. Any refused script, or a stylesheet of anything else, fails it.
     """
     late = live.page.evaluate(CDN_STYLESHEETS)
     refused = [u for u in live.blocked if not (u.split("?")[0].endswith(".css") and any(u in m for m in late))]
