@@ -14,7 +14,7 @@ import os
 import pkgutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -65,20 +65,29 @@ def lab_command(notebooks: Path, extra: Sequence[str] = ()) -> list[str]:
     return [*cmd, *extra]
 
 
+def lab_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """JupyterLab's environment, which its kernels inherit: Panel inlines its JS and CSS (``PANEL_INLINE``, the
+    environment form of ``pn.extension(inline=True)``), so a notebook's dashboards and plots load from the
+    installed packages and work offline, not from a CDN. A value the user set is kept."""
+    return {**environ, "PANEL_INLINE": environ.get("PANEL_INLINE", "true")}
+
+
 def _lab(args: argparse.Namespace) -> int:
     try:
         cmd = lab_command(REPO / "notebooks", args.jupyter_args)
     except FileNotFoundError as exc:
         print(f"dojo lab: {exc}", file=sys.stderr)
         return 2
-    return run_instead(cmd)
+    return run_instead(cmd, lab_environment())
 
 
-def run_instead(cmd: Sequence[str]) -> int:
-    """Become ``cmd`` (POSIX exec), so Ctrl+C and kill reach it directly; elsewhere run it and wait."""
+def run_instead(cmd: Sequence[str], env: Mapping[str, str] | None = None) -> int:
+    """Become ``cmd`` (POSIX exec) with ``env`` (default: this one), so Ctrl+C and kill reach it directly;
+    elsewhere run it and wait."""
+    environment = dict(os.environ if env is None else env)
     if os.name == "posix":
-        os.execv(cmd[0], list(cmd))
-    return subprocess.call(list(cmd))
+        os.execve(cmd[0], list(cmd), environment)
+    return subprocess.call(list(cmd), env=environment)
 
 
 def build_parser(package: ModuleType = engine) -> argparse.ArgumentParser:

@@ -6,13 +6,19 @@ Import them in a game's browser test (``from browser_helpers import BOARD_READY,
 
 from __future__ import annotations
 
+import json
 import socket
+import subprocess
 import time
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import panel as pn
+
+from engine.cli import lab_command, lab_environment
 
 TO_PAGE = """([name, x, y]) => {
   const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
@@ -102,3 +108,108 @@ def serve_pages(serve_app: Callable[..., str], create_app: Callable[[], object])
         return app
 
     return serve_app(factory), pages
+
+
+def block_other_hosts(page) -> list[str]:
+    """Abort every request of ``page`` to a host other than 127.0.0.1, as in a classroom without internet;
+    returns the list the aborted URLs are appended to (a test asserts on it)."""
+    blocked: list[str] = []
+
+    def route(route) -> None:
+        url = route.request.url
+        if urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).hostname != "127.0.0.1":
+            blocked.append(url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/*", route)
+    return blocked
+
+
+KERNEL_IDLE = """() => { const w = window.jupyterapp && jupyterapp.shell.currentWidget;
+  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return !!k && k.status === 'idle' && w.content && w.content.widgets.length > 0; }"""
+"""JS predicate: JupyterLab's current notebook has its kernel and the kernel is idle."""
+
+
+class JupyterLab:
+    """A real JupyterLab on 127.0.0.1, started with ``dojo lab``'s own command line and environment
+    (:func:`engine.cli.lab_command`), on a folder of notebooks, in a process of its own.
+
+    Everything it writes (runtime files, settings, workspaces, the notebook-signing key, the dashboards'
+    autosaves) goes to ``home``. The page gets ``window.jupyterapp`` (``--LabApp.expose_app_in_browser``) so a
+    test runs JupyterLab's own commands (run all cells) instead of clicking through its menus.
+    """
+
+    TOKEN = "dojo-test"
+
+    def __init__(self, root: Path, home: Path) -> None:
+        self.root, self.home = Path(root), Path(home)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._proc: subprocess.Popen | None = None
+        self.log = self.home / "jupyter.log"
+
+    def start(self, timeout: float = 60.0) -> None:
+        settings = self.home / "settings"
+        for rel, value in {  # every cell attached to the page (no windowing); no news pop-up over the cells
+            "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+            "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
+                                                                                "checkForUpdates": False},
+        }.items():
+            (settings / rel).parent.mkdir(parents=True, exist_ok=True)
+            (settings / rel).write_text(json.dumps(value))
+        cmd = lab_command(self.root, [
+            "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.TOKEN}", "--LabApp.expose_app_in_browser=True",
+            f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={self.home / 'workspaces'}",
+        ])
+        env = {**lab_environment(), "JUPYTER_RUNTIME_DIR": str(self.home / "runtime"),
+               "JUPYTER_DATA_DIR": str(self.home / "data"), "JUPYTER_CONFIG_DIR": str(self.home / "config"),
+               "TABLETOP_DOJO_DATA": str(self.home / "dojo-data")}
+        with self.log.open("w") as out:  # not a PIPE: nothing reads it, and a full pipe would block the server
+            self._proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.time() + timeout
+        while True:
+            try:
+                urllib.request.urlopen(f"{self.url}/api/status?token={self.TOKEN}", timeout=2).read()
+                return
+            except OSError:
+                if self._proc.poll() is not None or time.time() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"JupyterLab did not start: {self.log.read_text()[-3000:]}") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Shut down the server and its kernels (Jupyter's own shutdown request), then make sure it has ended."""
+        if self._proc is None:
+            return
+        try:
+            request = urllib.request.Request(f"{self.url}/api/shutdown?token={self.TOKEN}", method="POST", data=b"")
+            urllib.request.urlopen(request, timeout=10).read()
+            self._proc.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self._proc.terminate()
+            self._proc.wait(timeout=30)
+        self._proc = None
+
+    def open(self, page, notebook: str, timeout: float = 90.0) -> None:
+        """Open ``notebook`` (a path under the root) in JupyterLab and wait for its kernel to be idle."""
+        page.goto(f"{self.url}/lab/tree/{notebook}?token={self.TOKEN}")
+        page.wait_for_function(KERNEL_IDLE, timeout=timeout * 1000)
+
+    def run_all(self, page, timeout: float = 180.0) -> None:
+        """Run every cell, as Run > Run All Cells does, and wait until the kernel has run them all; a cell that
+        raised fails with its error."""
+        page.evaluate("() => jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_function("""() => { const cells = jupyterapp.shell.currentWidget.content.widgets;
+          return cells.every(c => c.model.type !== 'code' || (c.model.executionCount !== null
+                                                              && c.promptNode.textContent.trim() !== '[*]:')); }""",
+                               timeout=timeout * 1000)
+        page.wait_for_function(KERNEL_IDLE, timeout=timeout * 1000)
+        errors = page.evaluate("""() => jupyterapp.shell.currentWidget.content.widgets.flatMap(c =>
+          c.model.type !== 'code' ? [] : Array.from({length: c.model.outputs.length}, (_, i) => c.model.outputs.get(i)
+            .toJSON()).filter(o => o.output_type === 'error').map(o => `${o.ename}: ${o.evalue}`))""")
+        if errors:
+            raise AssertionError(f"a notebook cell raised: {errors}")

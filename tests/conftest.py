@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import free_port, wait_until_live
+from browser_helpers import JupyterLab, free_port, wait_until_live
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -68,6 +68,16 @@ def serve_app() -> Iterator[Callable[..., str]]:
 
     yield _serve
     pn.state.kill_all_servers()  # not thread.stop() as well: that raises "Thread already stopping"
+
+
+@pytest.fixture(scope="module")
+def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]:
+    """A real JupyterLab (``dojo lab``'s command line) on ``tests/notebooks`` at ``jupyter_lab.url``, for the
+    tests of one module; it stops with its kernels afterwards. Open a notebook with ``jupyter_lab.open(page, name)``."""
+    lab = JupyterLab(Path(__file__).parent / "notebooks", tmp_path_factory.mktemp("jupyter"))
+    lab.start()
+    yield lab
+    lab.stop()
 
 
 @pytest.fixture

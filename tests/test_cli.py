@@ -63,14 +63,20 @@ def test_game_sub_commands_are_discovered_from_game_packages(make_package, capsy
 
 def test_lab_runs_jupyterlab_on_the_notebooks_of_this_clone(monkeypatch):
     calls = []
-    monkeypatch.setattr(cli, "run_instead", lambda argv: calls.append(argv) or 0)
+    monkeypatch.setattr(cli, "run_instead", lambda argv, env: calls.append((argv, env)) or 0)
     monkeypatch.setattr(cli.os, "geteuid", lambda: 1000)
+    monkeypatch.delenv("PANEL_INLINE", raising=False)
     cli.main(["lab", "--port", "8890", "--no-browser"])
-    [argv] = calls
+    [(argv, env)] = calls
+    assert env["PANEL_INLINE"] == "true"  # the kernels load Panel and Bokeh inline: notebooks work offline
     assert argv[:4] == [sys.executable, "-m", "jupyter", "lab"]
     assert argv[4] == f"--ServerApp.root_dir={cli.REPO / 'notebooks'}"
     assert argv[5:] == ["--port", "8890", "--no-browser"]
     assert (cli.REPO / "notebooks" / "00_dice_and_odds.ipynb").is_file()
+
+
+def test_lab_keeps_a_panel_inline_setting_of_the_user():
+    assert cli.lab_environment({"PANEL_INLINE": "false", "HOME": "/h"}) == {"PANEL_INLINE": "false", "HOME": "/h"}
 
 
 def test_lab_as_root_allows_root(monkeypatch):
