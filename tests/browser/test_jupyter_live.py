@@ -204,7 +204,7 @@ def test_kzin_decisions_move_the_marker_on_the_track(live):
     assert moved, "eight decisions and the Expansion Marker never moved: choose another game"
     live.wait(lambda: live.column_of("track", "marker", "tx") == [now],
               f"the track does not show the marker on space {now}: {live.column_of('track', 'marker', 'tx')}")
-    assert live.column_of("track", "angle", "tx") == [now]  # the last move's arrow head ends there
+    assert live.column_of("track", "tx1", "tx1") == [now]  # the last move's arrow ends there
     live.shot("kzin_after_decisions")
 
 
