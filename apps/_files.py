@@ -25,6 +25,10 @@ import panel as pn
 
 from apps._background import page_command
 
+NO_HTML = {"html": False}
+"""``renderer_options`` of every Markdown pane and Alert that shows text from a file, a log or a player:
+markdown-it then prints raw HTML as text, so a payload in a saved game is shown, never run (issue 18)."""
+
 
 def data_dir() -> Path:
     """Where the dashboards keep their files (read from the environment each time, so tests can move it)."""

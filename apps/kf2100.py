@@ -30,7 +30,7 @@ from apps._background import (
     page_document,
     run_on_page_loop,
 )
-from apps._files import GameFiles
+from apps._files import NO_HTML, GameFiles
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
 from engine.kf2100.bots import HeuristicBot
@@ -729,7 +729,7 @@ class KungFuDashboard(param.Parameterized):
         """What the player to act may do now, as buttons (the board takes the clicks)."""
         s = self.session
         st = s.state
-        note = partial(pn.pane.Markdown, margin=(0, 6))
+        note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
         if st.is_terminal():
             return [note(f"**Game over: {st.result.replace('_', ' ')}.** Start a new game below.")]
         if s.handover is not None:
@@ -792,7 +792,7 @@ class KungFuDashboard(param.Parameterized):
     def _combat_widgets(self, legal: list[str]) -> list[Any]:
         st = self.session.state
         c = st.combat
-        note = partial(pn.pane.Markdown, margin=(0, 6))
+        note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
         out: list[Any] = []
         if c.step == "pick":
             fid = c.to_pick[0]
@@ -882,12 +882,12 @@ class KungFuDashboard(param.Parameterized):
             for d in attacks:
                 _, fid, chit, target = d["action"].split()
                 cells = "".join(f"<td>{_pct(d['p_hit'][c])}</td>" if c in d["p_hit"] else "<td>—</td>" for c in cols)
-                body += f"<tr><td>{fid} {NAMES[chit]} → {target}</td>{cells}</tr>"
+                body += f"<tr><td>{html.escape(f'{fid} {NAMES[chit]} → {target}')}</td>{cells}</tr>"
             return (f"<b>Chance to hit, by the answer given</b> (None: no answer, or another figure's)"
                     f"<table class='odds'><tr><th>attack</th>{head}</tr>{body}</table>")
         answers = [d for d in rows if d["kind"] == "answer"]
         if answers:
-            body = "".join(f"<tr><td>{d['action']}</td><td>{html.escape(NAMES[d['column']])}</td>"
+            body = "".join(f"<tr><td>{html.escape(d['action'])}</td><td>{html.escape(NAMES[d['column']])}</td>"
                            f"<td>{_pct(d['p_hit'])}</td></tr>" for d in answers)
             return ("<b>The attack's chance to hit, by your answer</b><table class='odds'><tr><th>answer</th>"
                     f"<th>read on</th><th>hit</th></tr>{body}</table>")
@@ -937,17 +937,18 @@ class KungFuDashboard(param.Parameterized):
         s = self.session
         status = pn.pane.Alert(s.param.status, alert_type=pn.bind(
             lambda t: "danger" if t.startswith(("Refused", "Could not")) else "info", s.param.status),
-            sizing_mode="stretch_width", margin=(0, 6), name="status")
-        self._side = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width")
-        self._equipment = pn.pane.Markdown("", margin=(0, 6))
+            sizing_mode="stretch_width", margin=(0, 6), name="status", renderer_options=NO_HTML)
+        self._side = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width", renderer_options=NO_HTML)
+        self._equipment = pn.pane.Markdown("", margin=(0, 6), renderer_options=NO_HTML)
         self._figures = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                           stylesheets=[LEFT_TABLE], max_height=260, styles={"overflow-y": "auto"})
-        self._heart = pn.pane.Markdown("", margin=(0, 6))
+        self._heart = pn.pane.Markdown("", margin=(0, 6), renderer_options=NO_HTML)
         self._log = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                       stylesheets=[LEFT_TABLE], max_height=300, styles={"overflow-y": "auto"},
                                       name="log")
         self._hits_note = pn.pane.HTML("", width=420, margin=(0, 6), styles={"font-size": "12px"})
-        self._combat_html = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width", name="combat")
+        self._combat_html = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width", name="combat",
+                                             renderer_options=NO_HTML)
         self._odds_html = pn.pane.HTML("", margin=(0, 6), sizing_mode="stretch_width", name="odds",
                                        stylesheets=[":host table.odds td, :host table.odds th {padding: 1px 6px;"
                                                     " text-align: left;}"])

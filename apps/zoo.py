@@ -36,7 +36,7 @@ from apps._background import (
     page_document,
     run_on_page_loop,
 )
-from apps._files import GameFiles
+from apps._files import NO_HTML, GameFiles
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
 from engine.zoo.odds import OUTCOMES, FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
@@ -222,7 +222,8 @@ def cards_html(session: ZooSession) -> str:
                                                                           else "ready"))
         mine = " (to move)" if s.phase != "over" and c["player"] == s.to_move else ""
         out.append(f"<div style='border-left:6px solid {colour};padding:2px 8px;margin:4px 0'><b>"
-                   f"{s.game.player_name(c['player'])}{mine}: {html.escape(c['ability'])}</b> · <i>{state}</i><br>"
+                   f"{html.escape(s.game.player_name(c['player']))}{mine}: {html.escape(c['ability'])}</b> · "
+                   f"<i>{state}</i><br>"
                    f"<span style='font-size:12px'>{html.escape(c['text'])}</span></div>")
     return "".join(out)
 
@@ -462,7 +463,7 @@ class ZooDashboard(param.Parameterized):
         s = self.session
         self._status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self._alert = pn.pane.Alert(s.message, alert_type=alert_type(s.message), sizing_mode="stretch_width",
-                                    margin=(0, 10))
+                                    margin=(0, 10), renderer_options=NO_HTML)
         self._odds_pane = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 4), name="odds")
         self._progress = pn.indicators.Progress(value=0, max=sum(ODDS_CHUNKS), active=False, height=12,
                                                 sizing_mode="stretch_width", margin=(0, 4))
