@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import time
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -66,6 +67,22 @@ def _pct(p: Any) -> str:
 def _frac(p: Any) -> str:
     p = p_hit(p) if isinstance(p, int) else p
     return f"{p.numerator}/{p.denominator}" if hasattr(p, "numerator") and p not in (0, 1) else str(int(p))
+
+
+def weak_hook(method: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    """A HoloViews plot hook that calls ``method`` while its object lives, without keeping it alive.
+
+    HoloViews keeps an element's options (hooks included) in its global option store, and drops them only
+    when the element is collected: a hook bound to the dashboard kept the dashboard, its board and through
+    them the element itself, so no closed tab was ever freed (issue 18, point 3)."""
+    ref = weakref.WeakMethod(method)
+
+    def hook(plot: Any, element: Any) -> None:
+        bound = ref()
+        if bound is not None:
+            bound(plot, element)
+
+    return hook
 
 
 # --- pure views of the session ---------------------------------------------------------------------
@@ -573,7 +590,7 @@ class KungFuDashboard(param.Parameterized):
         edge = hv.Segments(m.elevation_edges(), kdims=["x0", "y0", "x1", "y1"]).opts(
             color="#ea580c", line_width=3.5, line_dash="dashed", default_tools=[])
         hv.streams.Tap(source=base, transient=True).add_subscriber(self._on_tap)
-        overlay = (base * edge * fixed).opts(hooks=[self._add_layers])
+        overlay = (base * edge * fixed).opts(hooks=[weak_hook(self._add_layers)])
         return pn.pane.HoloViews(overlay, linked_axes=False, name="board", margin=0)
 
     LAYERS = ("marks", "costs", "trail", "counters", "labels")
