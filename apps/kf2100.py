@@ -439,6 +439,10 @@ class KungFuDashboard(param.Parameterized):
         s.new_game()
         self.outlook = None
 
+    def refuse_file(self, reason: str) -> None:
+        """A file the page would not even read (too big, unreadable): said like every other refusal."""
+        self.session.status = f"Could not load the file: {reason}."
+
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved game (a file's text, or the autosave); a bad one leaves the game as it was."""
         try:
@@ -948,7 +952,8 @@ class KungFuDashboard(param.Parameterized):
         self._delay.link(self, value="bot_delay")
         self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
         self._new.on_click(page_command(self.new_game))
-        self._files = GameFiles("kf2100", "kung-fu-2100.json", self.session, self.load_text, self._served)
+        self._files = GameFiles("kf2100", "kung-fu-2100.json", self.session, self.load_text, self._served,
+                                refuse=self.refuse_file)
 
     def _build_layout(self) -> pn.viewable.Viewable:
         s = self.session
@@ -990,14 +995,15 @@ class KungFuDashboard(param.Parameterized):
         controls = _box(
             "New game, save, load",
             pn.Row(self._scenario, *self._seats, self._seed, self._delay, self._new),
-            self._files.row(),
+            self._files.row(with_warning=False),
             pn.pane.Markdown(RECONSTRUCTION, margin=(0, 6), styles={"color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),
                         pn.pane.Markdown(RECONSTRUCTION, styles={"color": "#6b7280", "font-size": "12px"},
                                          margin=(14, 10)), align="center")
         return pn.Column(
-            header, status, pn.Row(board_box, right), self._combat_box,
+            header, status, *([self._files.warning] if self._files.warning else []), pn.Row(board_box, right),
+            self._combat_box,
             pn.Row(_box("Roll log: every d6 with the chance it had", self._log, width=700),
                    pn.Column(_box("Figures", self._figures, sizing_mode="stretch_width"),
                              _box("Mountain Heart", self._heart, sizing_mode="stretch_width"), width=680)),

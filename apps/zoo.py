@@ -445,7 +445,8 @@ class ZooDashboard(param.Parameterized):
                                                end=1, step=0.01, width=190)
         self._angle_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
         self._speed_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
-        self._files = GameFiles("zoo", "kung-fu-zoo.json", self.session, self.load_text, self._served)
+        self._files = GameFiles("zoo", "kung-fu-zoo.json", self.session, self.load_text, self._served,
+                                refuse=self.refuse_file)
         self._sync_seat_widgets()
 
     def _widget(self, fn: Callable[[], Any]) -> None:
@@ -486,12 +487,12 @@ class ZooDashboard(param.Parameterized):
         control_box = _box(
             "Game", pn.Row(self._mode_w, self._players_w, self._seed_w, self._new),
             pn.Row(*self._team_w), pn.Row(*self._seat_w), pn.Row(self._angle_sd, self._speed_sd),
-            self._files.row(),
+            self._files.row(with_warning=False),
             pn.pane.Markdown(f"*{DESIGN_NOTE}*", styles={"font-size": "12px", "color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), self._status, sizing_mode="stretch_width")
         return pn.Column(
-            header, self._alert,
+            header, self._alert, *([self._files.warning] if self._files.warning else []),
             pn.Row(arena_box, pn.Column(odds_box, cards_box, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
             pn.Row(_box("Battle log", self._log, sizing_mode="stretch_width"), control_box,
@@ -641,6 +642,10 @@ class ZooDashboard(param.Parameterized):
             if not ok:
                 s.param.update(**old)
         return ok
+
+    def refuse_file(self, reason: str) -> None:
+        """A file the page would not even read (too big, unreadable): said like every other refusal."""
+        self.session.message = f"Could not load: {reason}. Your battle goes on."
 
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved battle (a file's text, or the autosave); a bad one leaves the battle as it was."""
