@@ -95,3 +95,40 @@ def test_serve_on_every_interface_lets_the_printed_hosts_connect(tmp_path: Path)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_closed_session_is_followed_by_one_release_of_its_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many sessions end at once, one release is scheduled; it collects their cycles and trims."""
+    import gc
+    import weakref
+
+    scheduled: list = []
+    trims: list[int] = []
+
+    class Loop:
+        def call_later(self, delay, fn):
+            scheduled.append((delay, fn))
+
+    monkeypatch.setattr(server.IOLoop, "current", staticmethod(lambda: Loop()))
+    release = server.MemoryRelease()
+    monkeypatch.setattr(release, "_trim", trims.append)
+
+    class Page:
+        pass
+
+    gc.disable()
+    try:
+        page = Page()
+        page.me = page  # a cycle, like a closed tab's dashboard and its widgets
+        ref = weakref.ref(page)
+        del page
+        for _ in range(5):
+            release.session_destroyed(None)
+        assert len(scheduled) == 1 and scheduled[0][0] == server.RELEASE_DELAY
+        assert ref() is not None
+        scheduled[0][1]()
+        assert ref() is None and trims == [0]
+        release.session_destroyed(None)
+        assert len(scheduled) == 2  # the next closed tab gets its own release
+    finally:
+        gc.enable()
