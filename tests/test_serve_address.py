@@ -4,9 +4,11 @@ address other than loopback: the interfaces are read from this machine, and the 
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import namedtuple
 from pathlib import Path
@@ -14,7 +16,6 @@ from pathlib import Path
 import pytest
 from browser_helpers import free_port, wait_until_live
 from tornado.httpclient import HTTPClientError, HTTPRequest
-from tornado.ioloop import IOLoop
 from tornado.websocket import websocket_connect
 
 from apps import server
@@ -71,7 +72,11 @@ def websocket_refused(port: int, origin: str) -> bool:
         conn.close()
         return False
 
-    return IOLoop().run_sync(attempt, timeout=20)
+    result: list[bool] = []  # on a thread of its own: a browser test's event loop may be running on this one
+    worker = threading.Thread(target=lambda: result.append(asyncio.run(asyncio.wait_for(attempt(), 20))))
+    worker.start()
+    worker.join(timeout=30)
+    return result[0]
 
 
 def test_serve_on_every_interface_lets_the_printed_hosts_connect(tmp_path: Path) -> None:
