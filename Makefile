@@ -38,6 +38,8 @@ test: install-test chromium
 	$(BIN)/python -m pytest -q tests engine README.md
 	$(BIN)/python -m pytest -q --nbmake notebooks
 
-bench: install
+# The soak drives Debian's chromium with Playwright (a test extra): 20 tabs for 3 minutes, then closed.
+bench: install-test chromium
 	$(BIN)/python -m engine.bench
 	$(BIN)/python -m apps._bench
+	$(BIN)/python -m apps._soak --minutes 3

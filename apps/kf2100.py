@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import time
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -30,7 +31,7 @@ from apps._background import (
     page_document,
     run_on_page_loop,
 )
-from apps._files import GameFiles
+from apps._files import NO_HTML, GameFiles
 from apps._kf2100_board import KIND_COLOURS, KIND_NAMES, NAMES, BoardModel, levels_text
 from engine.core import CHANCE, IllegalActionError
 from engine.kf2100.bots import HeuristicBot
@@ -66,6 +67,22 @@ def _pct(p: Any) -> str:
 def _frac(p: Any) -> str:
     p = p_hit(p) if isinstance(p, int) else p
     return f"{p.numerator}/{p.denominator}" if hasattr(p, "numerator") and p not in (0, 1) else str(int(p))
+
+
+def weak_hook(method: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    """A HoloViews plot hook that calls ``method`` while its object lives, without keeping it alive.
+
+    HoloViews keeps an element's options (hooks included) in its global option store, and drops them only
+    when the element is collected: a hook bound to the dashboard kept the dashboard, its board and through
+    them the element itself, so no closed tab was ever freed (issue 18, point 3)."""
+    ref = weakref.WeakMethod(method)
+
+    def hook(plot: Any, element: Any) -> None:
+        bound = ref()
+        if bound is not None:
+            bound(plot, element)
+
+    return hook
 
 
 # --- pure views of the session ---------------------------------------------------------------------
@@ -422,6 +439,10 @@ class KungFuDashboard(param.Parameterized):
         s.new_game()
         self.outlook = None
 
+    def refuse_file(self, reason: str) -> None:
+        """A file the page would not even read (too big, unreadable): said like every other refusal."""
+        self.session.status = f"Could not load the file: {reason}."
+
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved game (a file's text, or the autosave); a bad one leaves the game as it was."""
         try:
@@ -573,7 +594,7 @@ class KungFuDashboard(param.Parameterized):
         edge = hv.Segments(m.elevation_edges(), kdims=["x0", "y0", "x1", "y1"]).opts(
             color="#ea580c", line_width=3.5, line_dash="dashed", default_tools=[])
         hv.streams.Tap(source=base, transient=True).add_subscriber(self._on_tap)
-        overlay = (base * edge * fixed).opts(hooks=[self._add_layers])
+        overlay = (base * edge * fixed).opts(hooks=[weak_hook(self._add_layers)])
         return pn.pane.HoloViews(overlay, linked_axes=False, name="board", margin=0)
 
     LAYERS = ("marks", "costs", "trail", "counters", "labels")
@@ -729,7 +750,7 @@ class KungFuDashboard(param.Parameterized):
         """What the player to act may do now, as buttons (the board takes the clicks)."""
         s = self.session
         st = s.state
-        note = partial(pn.pane.Markdown, margin=(0, 6))
+        note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
         if st.is_terminal():
             return [note(f"**Game over: {st.result.replace('_', ' ')}.** Start a new game below.")]
         if s.handover is not None:
@@ -792,7 +813,7 @@ class KungFuDashboard(param.Parameterized):
     def _combat_widgets(self, legal: list[str]) -> list[Any]:
         st = self.session.state
         c = st.combat
-        note = partial(pn.pane.Markdown, margin=(0, 6))
+        note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
         out: list[Any] = []
         if c.step == "pick":
             fid = c.to_pick[0]
@@ -882,12 +903,12 @@ class KungFuDashboard(param.Parameterized):
             for d in attacks:
                 _, fid, chit, target = d["action"].split()
                 cells = "".join(f"<td>{_pct(d['p_hit'][c])}</td>" if c in d["p_hit"] else "<td>—</td>" for c in cols)
-                body += f"<tr><td>{fid} {NAMES[chit]} → {target}</td>{cells}</tr>"
+                body += f"<tr><td>{html.escape(f'{fid} {NAMES[chit]} → {target}')}</td>{cells}</tr>"
             return (f"<b>Chance to hit, by the answer given</b> (None: no answer, or another figure's)"
                     f"<table class='odds'><tr><th>attack</th>{head}</tr>{body}</table>")
         answers = [d for d in rows if d["kind"] == "answer"]
         if answers:
-            body = "".join(f"<tr><td>{d['action']}</td><td>{html.escape(NAMES[d['column']])}</td>"
+            body = "".join(f"<tr><td>{html.escape(d['action'])}</td><td>{html.escape(NAMES[d['column']])}</td>"
                            f"<td>{_pct(d['p_hit'])}</td></tr>" for d in answers)
             return ("<b>The attack's chance to hit, by your answer</b><table class='odds'><tr><th>answer</th>"
                     f"<th>read on</th><th>hit</th></tr>{body}</table>")
@@ -931,23 +952,25 @@ class KungFuDashboard(param.Parameterized):
         self._delay.link(self, value="bot_delay")
         self._new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
         self._new.on_click(page_command(self.new_game))
-        self._files = GameFiles("kf2100", "kung-fu-2100.json", self.session, self.load_text, self._served)
+        self._files = GameFiles("kf2100", "kung-fu-2100.json", self.session, self.load_text, self._served,
+                                refuse=self.refuse_file)
 
     def _build_layout(self) -> pn.viewable.Viewable:
         s = self.session
         status = pn.pane.Alert(s.param.status, alert_type=pn.bind(
             lambda t: "danger" if t.startswith(("Refused", "Could not")) else "info", s.param.status),
-            sizing_mode="stretch_width", margin=(0, 6), name="status")
-        self._side = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width")
-        self._equipment = pn.pane.Markdown("", margin=(0, 6))
+            sizing_mode="stretch_width", margin=(0, 6), name="status", renderer_options=NO_HTML)
+        self._side = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width", renderer_options=NO_HTML)
+        self._equipment = pn.pane.Markdown("", margin=(0, 6), renderer_options=NO_HTML)
         self._figures = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                           stylesheets=[LEFT_TABLE], max_height=260, styles={"overflow-y": "auto"})
-        self._heart = pn.pane.Markdown("", margin=(0, 6))
+        self._heart = pn.pane.Markdown("", margin=(0, 6), renderer_options=NO_HTML)
         self._log = pn.pane.DataFrame(pd.DataFrame(), index=False, sizing_mode="stretch_width",
                                       stylesheets=[LEFT_TABLE], max_height=300, styles={"overflow-y": "auto"},
                                       name="log")
         self._hits_note = pn.pane.HTML("", width=420, margin=(0, 6), styles={"font-size": "12px"})
-        self._combat_html = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width", name="combat")
+        self._combat_html = pn.pane.Markdown("", margin=(0, 6), sizing_mode="stretch_width", name="combat",
+                                             renderer_options=NO_HTML)
         self._odds_html = pn.pane.HTML("", margin=(0, 6), sizing_mode="stretch_width", name="odds",
                                        stylesheets=[":host table.odds td, :host table.odds th {padding: 1px 6px;"
                                                     " text-align: left;}"])
@@ -972,14 +995,15 @@ class KungFuDashboard(param.Parameterized):
         controls = _box(
             "New game, save, load",
             pn.Row(self._scenario, *self._seats, self._seed, self._delay, self._new),
-            self._files.row(),
+            self._files.row(with_warning=False),
             pn.pane.Markdown(RECONSTRUCTION, margin=(0, 6), styles={"color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),
                         pn.pane.Markdown(RECONSTRUCTION, styles={"color": "#6b7280", "font-size": "12px"},
                                          margin=(14, 10)), align="center")
         return pn.Column(
-            header, status, pn.Row(board_box, right), self._combat_box,
+            header, status, *([self._files.warning] if self._files.warning else []), pn.Row(board_box, right),
+            self._combat_box,
             pn.Row(_box("Roll log: every d6 with the chance it had", self._log, width=700),
                    pn.Column(_box("Figures", self._figures, sizing_mode="stretch_width"),
                              _box("Mountain Heart", self._heart, sizing_mode="stretch_width"), width=680)),

@@ -36,7 +36,7 @@ from apps._background import (
     page_document,
     run_on_page_loop,
 )
-from apps._files import GameFiles
+from apps._files import NO_HTML, GameFiles
 from engine.core.rng import make_rng
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena
 from engine.zoo.odds import OUTCOMES, FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
@@ -222,7 +222,8 @@ def cards_html(session: ZooSession) -> str:
                                                                           else "ready"))
         mine = " (to move)" if s.phase != "over" and c["player"] == s.to_move else ""
         out.append(f"<div style='border-left:6px solid {colour};padding:2px 8px;margin:4px 0'><b>"
-                   f"{s.game.player_name(c['player'])}{mine}: {html.escape(c['ability'])}</b> · <i>{state}</i><br>"
+                   f"{html.escape(s.game.player_name(c['player']))}{mine}: {html.escape(c['ability'])}</b> · "
+                   f"<i>{state}</i><br>"
                    f"<span style='font-size:12px'>{html.escape(c['text'])}</span></div>")
     return "".join(out)
 
@@ -444,7 +445,8 @@ class ZooDashboard(param.Parameterized):
                                                end=1, step=0.01, width=190)
         self._angle_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
         self._speed_sd.param.watch(lambda e: self._widget(self._set_noise), "value")
-        self._files = GameFiles("zoo", "kung-fu-zoo.json", self.session, self.load_text, self._served)
+        self._files = GameFiles("zoo", "kung-fu-zoo.json", self.session, self.load_text, self._served,
+                                refuse=self.refuse_file)
         self._sync_seat_widgets()
 
     def _widget(self, fn: Callable[[], Any]) -> None:
@@ -462,7 +464,7 @@ class ZooDashboard(param.Parameterized):
         s = self.session
         self._status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self._alert = pn.pane.Alert(s.message, alert_type=alert_type(s.message), sizing_mode="stretch_width",
-                                    margin=(0, 10))
+                                    margin=(0, 10), renderer_options=NO_HTML)
         self._odds_pane = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 4), name="odds")
         self._progress = pn.indicators.Progress(value=0, max=sum(ODDS_CHUNKS), active=False, height=12,
                                                 sizing_mode="stretch_width", margin=(0, 4))
@@ -485,12 +487,12 @@ class ZooDashboard(param.Parameterized):
         control_box = _box(
             "Game", pn.Row(self._mode_w, self._players_w, self._seed_w, self._new),
             pn.Row(*self._team_w), pn.Row(*self._seat_w), pn.Row(self._angle_sd, self._speed_sd),
-            self._files.row(),
+            self._files.row(with_warning=False),
             pn.pane.Markdown(f"*{DESIGN_NOTE}*", styles={"font-size": "12px", "color": "#6b7280"}),
             sizing_mode="stretch_width")
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), self._status, sizing_mode="stretch_width")
         return pn.Column(
-            header, self._alert,
+            header, self._alert, *([self._files.warning] if self._files.warning else []),
             pn.Row(arena_box, pn.Column(odds_box, cards_box, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
             pn.Row(_box("Battle log", self._log, sizing_mode="stretch_width"), control_box,
@@ -640,6 +642,10 @@ class ZooDashboard(param.Parameterized):
             if not ok:
                 s.param.update(**old)
         return ok
+
+    def refuse_file(self, reason: str) -> None:
+        """A file the page would not even read (too big, unreadable): said like every other refusal."""
+        self.session.message = f"Could not load: {reason}. Your battle goes on."
 
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved battle (a file's text, or the autosave); a bad one leaves the battle as it was."""

@@ -99,7 +99,9 @@ def build_parser(package: ModuleType = engine) -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the dashboard (landing page and every game) in the browser")
     serve.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
-    serve.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--address", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network "
+                            "interface, printing the addresses others can use; there is no login)")
     serve.add_argument(
         "--show",
         action=argparse.BooleanOptionalAction,

@@ -16,6 +16,7 @@ import param
 
 from apps._files import GameFiles
 from apps.kzin import views
+from engine.core.session import Level, Notice
 from engine.kzin.cards import HUMAN_FLEET, TACTICS
 from engine.kzin.rules import RULE_OPTIONS, KzinAction
 from engine.kzin.session import DECISIONS, KzinSession
@@ -161,7 +162,7 @@ class GameControls(pn.viewable.Viewer):
                                                     end=p.bounds[1], width=150)
         self.new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
         self.new.on_click(on_page(self.new_game))
-        self.files = GameFiles("kzin", self._filename(), s, self.load_text, self.autosave)
+        self.files = GameFiles("kzin", self._filename(), s, self.load_text, self.autosave, refuse=self._refuse_file)
         s.param.watch(self._follow_game, ["version"])
 
     def new_game(self) -> bool:
@@ -190,6 +191,10 @@ class GameControls(pn.viewable.Viewer):
             w.value = getattr(self.session, k)
         return True
 
+    def _refuse_file(self, reason: str) -> None:
+        """A file the page would not read (too large, unreadable): said where every refusal of a file is said."""
+        self.session.notice = Notice(f"Could not load: {reason}. Your game goes on.", Level.DANGER)
+
     def _filename(self) -> str:
         return f"man-kzin-wars-seed{self.session.seed}-turn{self.session.state.turn}.json"
 
@@ -199,4 +204,5 @@ class GameControls(pn.viewable.Viewer):
     def __panel__(self) -> pn.viewable.Viewable:
         numbers = [w for w in self.rules.values() if isinstance(w, pn.widgets.IntInput)]
         boxes = [w for w in self.rules.values() if isinstance(w, pn.widgets.Checkbox)]
-        return pn.Column(pn.Row(self.seed, *numbers, self.new), *boxes, self.files.row(), sizing_mode="stretch_width")
+        return pn.Column(pn.Row(self.seed, *numbers, self.new), *boxes, self.files.row(with_warning=False),
+                         sizing_mode="stretch_width")

@@ -106,7 +106,8 @@ class KzinPage(pn.viewable.Viewer):
                                                     max_height=320, styles={"overflow-y": "auto"}))
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, align="center")
         return pn.Column(
-            header, notice, box("The track: Earth (1) to the Kzin Home Worlds (12)", track),
+            header, notice, *([self.controls.files.warning] if self.controls.files.warning else []),
+            box("The track: Earth (1) to the Kzin Home Worlds (12)", track),
             pn.Row(table_box, odds_box, sizing_mode="stretch_width"),
             pn.Row(running_box, deck_box, sizing_mode="stretch_width"),
             pn.Row(log_box, box("Game", self.controls), sizing_mode="stretch_width"),
