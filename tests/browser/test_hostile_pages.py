@@ -103,32 +103,31 @@ def hostile_files(saved: str, name: Callable[..., None], log: Callable[..., None
 
 
 def shown_or_run(page, case: int) -> None:
-    """Wait until the page shows the case's payload as text, or its handler has run."""
+    """Wait until the page shows the case's payload as text, says it could not load the file (a refusal
+    describes markup, it never repeats it), or the payload's handler has run."""
     marker = f"window.{FLAG}={case}"
     waited = 0.0
     while waited < WAIT:
         if page.evaluate(f"window.{FLAG}") is not None:
             return
-        if page.get_by_text(marker).count() > 0:
+        if page.get_by_text(marker).count() > 0 or page.get_by_text("Could not load").count() > 0:
             return
         page.wait_for_timeout(100)
         waited += 0.1
     raise AssertionError(f"the page showed neither the refusal nor the file of case {case}")
 
 
-@pytest.mark.parametrize("game", [
-    "kf2100", "zoo",
-    "kzin",
-])
+@pytest.mark.parametrize("game", ["kf2100", "zoo", "kzin"])
 def test_no_payload_in_a_file_runs_in_the_page(page, serve_app, tmp_path: Path, game: str) -> None:
     module, board, name, log = GAMES[game]
-    page.goto(serve_app(module.create_app))  # only the page and its file input: so it holds for a rewritten page
-    page.wait_for_function(BOARD_READY, arg=board, timeout=WAIT * 1000)
+    url = serve_app(module.create_app)  # only the page and its file input: so it holds for a rewritten page
     for case, text in enumerate(hostile_files(SAVES[game](), name, log), start=1):
+        page.goto(url)  # a fresh page for each file: what it shows is this file's doing
+        page.wait_for_function(BOARD_READY, arg=board, timeout=WAIT * 1000)
         path = tmp_path / f"hostile-{case}.json"
         path.write_text(text, encoding="utf-8")
         choose_file(page, path)
         shown_or_run(page, case)
         page.wait_for_timeout(500)  # every pane that shows the file has had its turn
         assert page.evaluate(f"window.{FLAG}") is None, f"case {case}: a payload ran in the page"
-        assert page.get_by_text(f"window.{FLAG}={case}").count() > 0, f"case {case}: the payload is not shown as text"
+        assert page.locator("img[src='x']").count() == 0, f"case {case}: the payload was drawn as an element"
