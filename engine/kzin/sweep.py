@@ -70,9 +70,9 @@ def grid(
     rows: list[dict[str, Any] | None] = [None] * len(cells)
 
     def done(k: int, r: CellResult) -> None:
-        rows[k] = _row(cells[k], r, seed)
+        row = rows[k] = _row(cells[k], r, seed)
         if on_row is not None:
-            on_row(rows[k])
+            on_row(row)
 
     start = time.perf_counter()
     play_cells(cells, games, seed, workers, scheduler, progress, stop, on_cell=done)
