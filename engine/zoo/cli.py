@@ -181,3 +181,7 @@ def register(subparsers: Any) -> None:
     odds.add_argument("--seed", type=int, default=0)
     odds.add_argument("--json", action="store_true", help="print JSON for a program")
     odds.set_defaults(func=_guarded(_odds))
+
+    from engine.zoo.odds_grid import add_command
+
+    add_command(sub)
