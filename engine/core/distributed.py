@@ -237,12 +237,24 @@ def add_run_options(parser: argparse.ArgumentParser, workers_help: str = "worker
                        help="no progress bar (the default shows one on a terminal)")
 
 
+def check_out(path: str | Path | None) -> None:
+    """Refuse an output file that cannot be written, before a long run rather than after it."""
+    if path is None:
+        return
+    out = Path(path)
+    if out.suffix.lower() in (".parquet", ".pq") and importlib.util.find_spec("pyarrow") is None:
+        raise ValueError(f"writing {out.name} needs pyarrow (pip install pyarrow), or name a .csv file")
+    if not out.parent.is_dir():
+        raise ValueError(f"cannot write {out}: no folder {out.parent}")
+    if out.is_dir():
+        raise ValueError(f"cannot write {out}: it is a folder")
+
+
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write a tidy table as Parquet (a ``.parquet`` name, with pyarrow installed) or CSV; a clear error if not."""
+    check_out(path)
     out = Path(path)
     if out.suffix.lower() in (".parquet", ".pq"):
-        if importlib.util.find_spec("pyarrow") is None:
-            raise ValueError(f"writing {out.name} needs pyarrow (pip install pyarrow), or name a .csv file")
         frame.to_parquet(out, index=False)
     else:
         frame.to_csv(out, index=False)

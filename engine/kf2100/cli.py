@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from engine.core import StateFormatError, make_rng, play_game, wilson_interval
-from engine.core.distributed import add_run_options, write_table
+from engine.core.distributed import add_run_options, check_out, write_table
 from engine.kf2100.bots import bots_for
 from engine.kf2100.data import GRADES
 from engine.kf2100.state import KungFuGame
@@ -80,6 +80,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from engine.kf2100.tournament import tournament
 
     try:
+        check_out(args.out)
         frame = tournament(_names(args.scenarios), _names(args.terminators), _names(args.clone_masters),
                            games=args.games, seed=args.seed, workers=args.workers, scheduler=args.scheduler,
                            progress=args.progress)
@@ -92,7 +93,7 @@ def _tournament(args: argparse.Namespace) -> int:
         print("dojo kf2100 tournament: stopped", file=sys.stderr)
         return 130
     if args.json:
-        print(frame.to_json(orient="records", indent=1))
+        print(frame.to_json(orient="records", indent=1, double_precision=15))
         return 0
     print(f"Kung Fu 2100 tournament: {args.games} games a pairing, seed {args.seed}, "
           f"{frame.attrs['seconds']:.1f} s ({frame.attrs['seconds'] / frame.attrs['games']:.2f} s a game)")

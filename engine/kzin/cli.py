@@ -172,10 +172,11 @@ def _sweep_axes(args: argparse.Namespace) -> tuple[dict[str, list[Any]], list[st
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from engine.core.distributed import write_table
+    from engine.core.distributed import check_out, write_table
     from engine.kzin.sweep import GRID_COLUMNS, grid
 
     options, policies, params = _sweep_axes(args)
+    check_out(args.out)
     frame = grid(options, policies, params, games=args.games, seed=args.seed, workers=args.workers,
                  fast=False if args.plain else None, scheduler=args.scheduler, progress=args.progress,
                  **_rule_options(args))
@@ -186,7 +187,7 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.out:
         write_table(table, args.out)
     if args.json:
-        print(table.to_json(orient="records", indent=2))
+        print(table.to_json(orient="records", indent=2, double_precision=15))
         return 0
     print(f"Man-Kzin Wars: win rate by {', '.join(swept) or 'policy'}, {args.games:,} games a cell, seed {args.seed}, "
           f"{frame.attrs['games_per_second']:,.0f} games/s")

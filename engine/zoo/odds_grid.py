@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from engine.core import StateFormatError, load_state, make_rng
-from engine.core.distributed import add_run_options, run_chunks, write_table
+from engine.core.distributed import add_run_options, check_out, run_chunks, write_table
 from engine.zoo.actions import Flick
 from engine.zoo.game import ZooGame, ZooState
 from engine.zoo.odds import (
@@ -146,6 +146,7 @@ def _command(args: argparse.Namespace) -> int:
     if not isinstance(flick, Flick):
         raise ValueError(f"{flick} is not a flick")
     noise = AimNoise(args.angle_sd, args.speed_sd)
+    check_out(args.out)
     try:
         frame = odds_map(state, flick, args.directions, args.speeds, kind=args.map, noise=noise,
                          samples=args.samples, seed=args.seed, workers=args.workers, scheduler=args.scheduler,
@@ -156,7 +157,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.out:
         write_table(frame, args.out)
     if args.json:
-        print(frame.to_json(orient="records", indent=1))
+        print(frame.to_json(orient="records", indent=1, double_precision=15))
         return 0
     print(f"{frame.attrs['flick']} re-aimed over {len(args.directions)} directions x {len(args.speeds)} speeds, "
           f"aim noise {noise.angle_sd} deg / {noise.speed_sd:.0%} speed, {args.samples} flicks a cell, "

@@ -89,7 +89,8 @@ def test_ctrl_c_on_a_cluster_started_on_demand_leaves_no_worker_behind():
     with pytest.raises(KeyboardInterrupt):
         dd.run_chunks(time.sleep, [(0.05,)] * 40, workers=2, on_result=interrupt)
     assert seen == [seen[0]]  # the run ended at the first chunk back
-    assert len(workers) >= 2  # a nanny and a worker process a worker, spawned for the run    assert new_children_after(before) == set()
+    assert len(workers) >= 2  # a nanny and a worker process a worker, spawned for the run
+    assert new_children_after(before) == set()
 
 
 def test_an_in_process_run_stops_too():
