@@ -40,4 +40,5 @@ test: install-test chromium
 
 bench: install
 	$(BIN)/python -m engine.bench
+	$(BIN)/python -m engine.bench_distributed
 	$(BIN)/python -m apps._bench

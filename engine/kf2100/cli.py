@@ -121,7 +121,7 @@ def register(subparsers: Any) -> None:
 
     tour = sub.add_parser("tournament", help="every pairing of bots in every scenario, on Dask",
                           description="Bot against bot, per scenario and side: win, draw and loss rates with "
-                                      "95%% Wilson intervals. Bots: " + ", ".join(BOTS) + ".")
+                                      "95% Wilson intervals. Bots: " + ", ".join(BOTS) + ".")
     tour.add_argument("--scenarios", default="basic", metavar="A,B", help="comma-separated: basic, advanced, solo")
     tour.add_argument("--terminators", default="heuristic", metavar="BOTS", help="the Terminators' bots (A,B)")
     tour.add_argument("--clone-masters", default="heuristic", metavar="BOTS", help="the Clone Master's bots (A,B)")

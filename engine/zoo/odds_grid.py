@@ -178,7 +178,7 @@ def add_command(sub: Any) -> None:
     grid = sub.add_parser("odds-grid", help="a caging or expected-points map over direction x speed, on Dask",
                           description="The odds of one flick re-aimed over direction x speed, for a saved position "
                                       "(default: a seeded mid-game). A tidy table: one row per direction, speed "
-                                      "and measure with its 95%% interval.")
+                                      "and measure with its 95% interval.")
     grid.add_argument("--state", default=None, metavar="FILE", help="a saved game (default: a seeded mid-game)")
     grid.add_argument("--flick", default=None, help='e.g. "flick E1 from S-dot face=head dir=0.0 speed=1.2"')
     grid.add_argument("--directions", type=zoo_cli._range, required=True, metavar="A:B:STEP",

@@ -126,3 +126,11 @@ def test_workers_are_spawned_not_forked():
     import dask
 
     assert dask.config.get("distributed.worker.multiprocessing-method") == "spawn"
+
+
+def test_the_benchmark_times_the_in_process_path_against_the_loop_it_replaced():
+    from engine.bench_distributed import in_process_rows
+
+    rows = in_process_rows(games=1_000, repeats=1)
+    assert [r.unit for r in rows] == ["ms", "ms", "ms"] and rows[0].rate > 0 and rows[1].rate > 0
+    assert rows[2].rate == pytest.approx(rows[1].rate - rows[0].rate)
