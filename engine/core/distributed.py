@@ -235,6 +235,15 @@ def add_run_options(parser: argparse.ArgumentParser, workers_help: str = "worker
                        help="also write the table: .parquet (needs pyarrow) or anything else as CSV")
     group.add_argument("--no-progress", dest="progress", action="store_false", default=None,
                        help="no progress bar (the default shows one on a terminal)")
+    group.add_argument("--dashboard", action="store_true",
+                       help="turn on a local cluster's Dask dashboard and print its address")
+
+
+def dashboard_printer(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """With ``--dashboard``, a callback that prints the dashboard's address on standard error."""
+    if not getattr(args, "dashboard", False):
+        return None
+    return lambda link: print(f"Dask dashboard: {link}", file=sys.stderr, flush=True)
 
 
 def check_out(path: str | Path | None) -> None:

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from engine.core import StateFormatError, make_rng, play_game, wilson_interval
-from engine.core.distributed import add_run_options, check_out, write_table
+from engine.core.distributed import add_run_options, check_out, dashboard_printer, write_table
 from engine.kf2100.bots import bots_for
 from engine.kf2100.data import GRADES
 from engine.kf2100.state import KungFuGame
@@ -83,7 +83,7 @@ def _tournament(args: argparse.Namespace) -> int:
         check_out(args.out)
         frame = tournament(_names(args.scenarios), _names(args.terminators), _names(args.clone_masters),
                            games=args.games, seed=args.seed, workers=args.workers, scheduler=args.scheduler,
-                           progress=args.progress)
+                           progress=args.progress, dashboard=dashboard_printer(args))
         if args.out:
             write_table(frame, args.out)
     except (ValueError, StateFormatError, OSError) as exc:

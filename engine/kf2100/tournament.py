@@ -97,12 +97,14 @@ def tournament(
     progress: bool | None = False,
     stop: threading.Event | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
+    dashboard: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """``games`` games of every pairing of ``terminators`` x ``clone_masters`` bots in every scenario.
 
     ``workers`` None uses a local cluster of one process a core (``scheduler``: a running one); a
     tournament of a handful of games stays in this process. ``on_rows`` sees a pairing's two rows as soon as
-    its games are in. A bad scenario, bot or count is a ``ValueError`` before any game is played.
+    its games are in; ``dashboard`` the address of a local cluster's Dask dashboard. A bad scenario, bot or
+    count is a ``ValueError`` before any game is played.
     """
     scenarios, terminators, clone_masters = list(scenarios), list(terminators), list(clone_masters)
     if type(games) is not int or games < 1:
@@ -139,7 +141,7 @@ def tournament(
     start = time.perf_counter()
     run_chunks(play_chunk, chunks, weights=[c[-1] for c in chunks], workers=workers, scheduler=scheduler,
                small=games * len(cells) <= SMALL_GAMES, progress=progress, description="Kung Fu 2100", stop=stop,
-               on_result=arrived)
+               on_result=arrived, dashboard=dashboard)
     frame = pd.DataFrame([r for pair in rows for r in pair], columns=COLUMNS)
     frame.attrs.update(seconds=time.perf_counter() - start, games=games * len(cells))
     return frame

@@ -172,14 +172,14 @@ def _sweep_axes(args: argparse.Namespace) -> tuple[dict[str, list[Any]], list[st
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from engine.core.distributed import check_out, write_table
+    from engine.core.distributed import check_out, dashboard_printer, write_table
     from engine.kzin.sweep import GRID_COLUMNS, grid
 
     options, policies, params = _sweep_axes(args)
     check_out(args.out)
     frame = grid(options, policies, params, games=args.games, seed=args.seed, workers=args.workers,
                  fast=False if args.plain else None, scheduler=args.scheduler, progress=args.progress,
-                 **_rule_options(args))
+                 dashboard=dashboard_printer(args), **_rule_options(args))
     swept = [*options, *(["policy"] if len(policies) > 1 else []), *(k for k, v in params.items() if len(v) > 1)]
     table = frame[GRID_COLUMNS]
     if args.parameter:

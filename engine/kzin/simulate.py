@@ -166,11 +166,13 @@ def is_small(cells: list[Cell], games: int) -> bool:
 
 def play_cells(cells: list[Cell], games: int, seed: int | None, workers: int | None = 1,
                scheduler: str | None = None, progress: bool | None = False, stop: threading.Event | None = None,
-               on_cell: Callable[[int, CellResult], None] | None = None) -> list[CellResult]:
+               on_cell: Callable[[int, CellResult], None] | None = None,
+               dashboard: Callable[[str], None] | None = None) -> list[CellResult]:
     """Every cell's figures from ``games`` games each, all chunks of all cells in one run.
 
     Every cell is played with the same seed (common random numbers). ``on_cell(index, figures)`` sees a cell
-    as soon as its last chunk is in (partial results for a view that fills in).
+    as soon as its last chunk is in (partial results for a view that fills in); ``dashboard`` receives the
+    address of a local cluster's Dask dashboard.
     """
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be a whole number of at least 1, not {games!r}")
@@ -199,7 +201,7 @@ def play_cells(cells: list[Cell], games: int, seed: int | None, workers: int | N
 
     run_chunks(play_chunk, chunks, weights=[c[-1] for c in chunks], workers=workers, scheduler=scheduler,
                small=is_small(cells, games), progress=progress, description="Man-Kzin Wars", stop=stop,
-               on_result=arrived, threads=workers or default_workers())
+               on_result=arrived, threads=workers or default_workers(), dashboard=dashboard)
     return [done[k] for k in range(len(cells))]
 
 

@@ -39,13 +39,15 @@ def grid(
     progress: bool | None = False,
     stop: threading.Event | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    dashboard: Callable[[str], None] | None = None,
     **fixed_options: Any,
 ) -> pd.DataFrame:
     """One row per combination of ``options`` (rule option -> values), ``policies`` and ``policy_params``
     (``{"defend": [0.3, 0.5]}``; they apply to the policies that take them), with the win rate, its 95% Wilson
     interval and the mean game length. ``fixed_options`` hold other rule options for every cell.
 
-    ``on_row(row)`` sees each row as soon as its cell is done (partial results for a view that fills in).
+    ``on_row(row)`` sees each row as soon as its cell is done (partial results for a view that fills in);
+    ``dashboard`` receives the address of a local cluster's Dask dashboard (which is then turned on).
     """
     options = {k: list(v) for k, v in (options or {}).items()}
     params = {k: list(v) for k, v in (policy_params or {}).items()}
@@ -75,7 +77,7 @@ def grid(
             on_row(row)
 
     start = time.perf_counter()
-    play_cells(cells, games, seed, workers, scheduler, progress, stop, on_cell=done)
+    play_cells(cells, games, seed, workers, scheduler, progress, stop, on_cell=done, dashboard=dashboard)
     frame = pd.DataFrame(rows, columns=GRID_COLUMNS)
     frame.attrs.update(swept=[*options, *params], seconds=time.perf_counter() - start,
                        games_per_second=games * len(cells) / max(time.perf_counter() - start, 1e-9))

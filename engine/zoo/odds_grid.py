@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from engine.core import StateFormatError, load_state, make_rng
-from engine.core.distributed import add_run_options, check_out, run_chunks, write_table
+from engine.core.distributed import add_run_options, check_out, dashboard_printer, run_chunks, write_table
 from engine.zoo.actions import Flick
 from engine.zoo.game import ZooGame, ZooState
 from engine.zoo.odds import (
@@ -75,12 +75,14 @@ def odds_map(
     progress: bool | None = False,
     stop: threading.Event | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
+    dashboard: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """The ``kind`` map (``cage``, ``points`` or ``all``) of ``flick`` re-aimed over ``directions`` x ``speeds``.
 
     ``samples`` noisy flicks a cell. A bad flick, a value that is not a finite number or a bad count is a
     ``ValueError`` (the engine's reason) before any flick is played; an out-of-range aim is held inside the
-    legal range and its rows show the aim actually estimated. ``on_rows`` sees each cell's rows as they come.
+    legal range and its rows show the aim actually estimated. ``on_rows`` sees each cell's rows as they come;
+    ``dashboard`` receives the address of a local cluster's Dask dashboard.
     """
     if kind not in MAPS:
         raise ValueError(f"unknown map {kind!r}; choose from {', '.join(MAPS)}")
@@ -115,7 +117,8 @@ def odds_map(
     start = time.perf_counter()
     run_chunks(play_cell, chunks, shared=(state,), weights=[samples] * len(chunks), workers=workers,
                scheduler=scheduler, small=samples * len(cells) <= SMALL_SAMPLES, progress=progress,
-               description="Kung-Fu Zoo", unit="flicks", stop=stop, on_result=arrived)
+               description="Kung-Fu Zoo", unit="flicks", stop=stop, on_result=arrived,
+               dashboard=dashboard)
     frame = pd.DataFrame([r for cell in rows for r in cell], columns=COLUMNS)
     frame.attrs.update(flick=str(base), kind=kind, seconds=time.perf_counter() - start,
                        noise={"angle_sd": noise.angle_sd, "speed_sd": noise.speed_sd})
@@ -150,7 +153,7 @@ def _command(args: argparse.Namespace) -> int:
     try:
         frame = odds_map(state, flick, args.directions, args.speeds, kind=args.map, noise=noise,
                          samples=args.samples, seed=args.seed, workers=args.workers, scheduler=args.scheduler,
-                         progress=args.progress)
+                         progress=args.progress, dashboard=dashboard_printer(args))
     except KeyboardInterrupt:
         print("dojo zoo odds-grid: stopped", file=sys.stderr)
         return 130

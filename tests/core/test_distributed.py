@@ -77,6 +77,7 @@ def test_a_stopped_run_cancels_its_chunks(scheduler):
 
 
 def test_ctrl_c_on_a_cluster_started_on_demand_leaves_no_worker_behind():
+    """And the cluster's dashboard, when asked for, is on a free loopback port."""
     before = child_pids()
     seen = []
 
@@ -86,9 +87,11 @@ def test_ctrl_c_on_a_cluster_started_on_demand_leaves_no_worker_behind():
         raise KeyboardInterrupt
 
     workers: set[int] = set()
+    links: list[str] = []
     with pytest.raises(KeyboardInterrupt):
-        dd.run_chunks(time.sleep, [(0.05,)] * 40, workers=2, on_result=interrupt)
+        dd.run_chunks(time.sleep, [(0.05,)] * 40, workers=2, on_result=interrupt, dashboard=links.append)
     assert seen == [seen[0]]  # the run ended at the first chunk back
+    assert len(links) == 1 and links[0].startswith("http://127.0.0.1:") and ":8787/" not in links[0]
     assert len(workers) >= 2  # a nanny and a worker process a worker, spawned for the run
     assert new_children_after(before) == set()
 
