@@ -24,6 +24,7 @@ from engine.core.distributed import add_run_options, check_out, dashboard_printe
 from engine.zoo.actions import Flick
 from engine.zoo.game import ZooGame, ZooState
 from engine.zoo.odds import (
+    SMALL_SAMPLES,
     AimNoise,
     FlickOdds,
     Sample,
@@ -31,21 +32,14 @@ from engine.zoo.odds import (
     _check_aim,
     clamp_flick,
     noisy_jobs,
-    sample_flick,
+    play_samples,
     summarise,
 )
 
 MAPS = {"cage": ("cage_opponent", "lose_own"), "points": ("points",),
         "all": ("cage_opponent", "lose_own", "foul", "extra_flick", "points")}
 """The measures of each map: caging (an opponent caged, one of yours lost) or the expected change in points."""
-SMALL_SAMPLES = 5_000
-"""Maps of at most this many simulated flicks in all run in the calling process (a few seconds)."""
 COLUMNS = ["direction", "speed", "measure", "estimate", "low", "high", "samples", "seed"]
-
-
-def play_cell(state: ZooState, jobs: list[tuple[Flick, float, float, int]]) -> list[Sample]:
-    """Play one cell's noisy flicks, each on a clone of ``state`` with its own seed."""
-    return [sample_flick(state, f, d, v, seed) for f, d, v, seed in jobs]
 
 
 def cell_rows(odds: FlickOdds, aimed: Flick, measures: Sequence[str], seed: int | None) -> list[dict[str, Any]]:
@@ -115,7 +109,7 @@ def odds_map(
             on_rows(rows[k])
 
     start = time.perf_counter()
-    run_chunks(play_cell, chunks, shared=(state,), weights=[samples] * len(chunks), workers=workers,
+    run_chunks(play_samples, chunks, shared=(state,), weights=[samples] * len(chunks), workers=workers,
                scheduler=scheduler, small=samples * len(cells) <= SMALL_SAMPLES, progress=progress,
                description="Kung-Fu Zoo", unit="flicks", stop=stop, on_result=arrived,
                dashboard=dashboard)

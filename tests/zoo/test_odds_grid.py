@@ -70,3 +70,20 @@ def test_the_readable_map(capsys):
 def test_bad_maps_exit_2_with_a_message(argv, message, capsys):
     code, out, err = run(["odds-grid", *argv], capsys)
     assert code == 2 and out == "" and message in err
+
+
+def test_a_large_batch_of_flicks_runs_on_spawned_workers_with_the_same_figures(monkeypatch):
+    """The odds' samples no longer fork: a large batch goes to a local Dask cluster, which closes after."""
+    from dask_helpers import child_pids, new_children_after
+
+    from engine.core import make_rng
+    from engine.zoo import odds
+
+    state = mid_game_state(1)
+    jobs = odds.noisy_jobs(aimed_flick(state), AimNoise(), 30, make_rng(3))
+    here = odds.run_samples(state, jobs, workers=1)
+    monkeypatch.setattr(odds, "SMALL_SAMPLES", 10)  # so that 30 flicks count as a large batch...
+    monkeypatch.setattr(odds, "SAMPLE_CHUNK", 10)   # ...of three chunks
+    before = child_pids()
+    assert odds.run_samples(state, jobs, workers=2) == here
+    assert new_children_after(before) == set()
