@@ -59,7 +59,10 @@ def _add_policy_options(parser: argparse.ArgumentParser) -> None:
                         help="threshold policy: attack when the exact odds reach P")
     parser.add_argument("--games", type=int, default=100_000, help="games to play (default 100,000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--workers", type=int, default=1, help="threads (fast) or processes (plain) to use")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="threads of the fast kernel, or Dask worker processes for a large run (default 1)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="a running Dask scheduler for a large run, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--plain", action="store_true", help="use the plain engine, not the numba fast path")
     parser.add_argument("--json", action="store_true", help="print JSON for a program")
 
@@ -78,7 +81,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from engine.kzin.simulate import simulate
 
     r = simulate(args.policy, args.games, seed=args.seed, workers=args.workers, fast=False if args.plain else None,
-                 policy_params=_policy_params(args), **_rule_options(args))
+                 policy_params=_policy_params(args), scheduler=args.scheduler, progress=None, **_rule_options(args))
     if args.json:
         print(json.dumps(r.to_dict(), indent=2))
         return 0
