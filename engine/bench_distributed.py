@@ -18,7 +18,7 @@ from typing import Any
 from engine.bench import OpposedRollGame, Result, format_table
 from engine.core import UniformRandomPolicy, monte_carlo
 from engine.core.analysis import CHUNK, Job, _default_success, _run_chunk, as_factory, combine
-from engine.core.distributed import chunk_seeds, chunk_sizes
+from engine.core.distributed import Plan, chunk_seeds, chunk_sizes, client_for
 
 
 def _seconds(fn: Callable[[], Any]) -> float:
@@ -28,13 +28,22 @@ def _seconds(fn: Callable[[], Any]) -> float:
 
 
 def tournament_rows(games: int) -> list[Result]:
+    from engine.kf2100.state import KungFuGame
     from engine.kf2100.tournament import tournament
+
+    def start_and_close() -> None:
+        with client_for(Plan("local", 2)) as client:
+            client.submit(KungFuGame, "basic").result()  # the workers up, with the engine imported
 
     one = _seconds(lambda: tournament(["basic"], games=games, seed=1, workers=1))
     two = _seconds(lambda: tournament(["basic"], games=games, seed=1, workers=2))
+    start = _seconds(start_and_close)
     return [Result(f"kf2100 tournament, {games} games, 1 process", one, "s"),
             Result(f"kf2100 tournament, {games} games, 2-worker LocalCluster", two, "s"),
-            Result("kf2100 tournament speed-up on 2 workers", one / two, "x")]
+            Result("kf2100 tournament speed-up on 2 workers", one / two, "x"),
+            Result("2-worker LocalCluster: start, import the engine, close", start, "s"),
+            Result("kf2100 tournament speed-up on 2 workers, start and close excluded", one / max(two - start, 1e-9),
+                   "x")]
 
 
 def sweep_rows(games: int) -> list[Result]:
