@@ -27,10 +27,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEDULER_ENV = "DOJO_SCHEDULER"
 """The environment variable naming a running Dask scheduler (``tcp://host:8786``) for every large run."""
