@@ -155,6 +155,9 @@ def register(subparsers: Any) -> None:
     zoo = subparsers.add_parser("zoo", help="Kung-Fu Zoo: bot battles and flick odds",
                                 description="Kung-Fu Zoo from the shell.")
     sub = zoo.add_subparsers(dest="zoo_command", metavar="COMMAND", required=True)
+    from engine.zoo.odds_grid import add_command
+
+    add_command(sub)  # dojo zoo odds-grid, a map over direction x speed on Dask
 
     sim = sub.add_parser("simulate", help="bot-versus-bot battles")
     sim.add_argument("--mode", choices=MODES, default="cage")
@@ -181,7 +184,3 @@ def register(subparsers: Any) -> None:
     odds.add_argument("--seed", type=int, default=0)
     odds.add_argument("--json", action="store_true", help="print JSON for a program")
     odds.set_defaults(func=_guarded(_odds))
-
-    from engine.zoo.odds_grid import add_command
-
-    add_command(sub)
