@@ -41,5 +41,6 @@ test: install-test chromium
 # The soak drives Debian's chromium with Playwright (a test extra): 20 tabs for 3 minutes, then closed.
 bench: install-test chromium
 	$(BIN)/python -m engine.bench
+	$(BIN)/python -m engine.bench_distributed
 	$(BIN)/python -m apps._bench
 	$(BIN)/python -m apps._soak --minutes 3

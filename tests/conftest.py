@@ -139,3 +139,13 @@ def make_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[d
         return importlib.import_module(name)
 
     return _make
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler() -> Iterator[str]:
+    """The address of one 2-worker Dask LocalCluster for every test of the large runs (started once: it takes
+    seconds)."""
+    from dask_helpers import local_cluster
+
+    with local_cluster(2) as address:
+        yield address

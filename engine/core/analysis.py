@@ -2,7 +2,8 @@
 
 ``policy_value`` walks the whole game tree (chance nodes weighted by their exact probabilities,
 decisions weighted by the policies), so it returns ``Fraction``s for small trees. ``monte_carlo``
-plays many seeded games, optionally on several processes, and reports a 95% Wilson interval.
+plays many seeded games and reports a 95% Wilson interval: a small estimate in this process, a large one
+on Dask (a local cluster of worker processes, or a running scheduler; see ``engine.core.distributed``).
 The estimate does not depend on the number of workers: games are split into fixed-size chunks,
 each with its own child seed.
 """
@@ -10,7 +11,6 @@ each with its own child seed.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,9 +19,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from engine.core.distributed import chunk_seeds, chunk_sizes, run_chunks
 from engine.core.policy import Policy
 from engine.core.protocol import CHANCE, Game, State
-from engine.core.rng import child_seeds, make_rng
+from engine.core.rng import make_rng
 
 StateFactory = Callable[[np.random.Generator], State]
 
@@ -160,14 +161,12 @@ def _default_success(state: State) -> bool:
     return state.returns()[0] > 0
 
 
-# Worker processes inherit the job by fork, so factories and policies may be lambdas or closures. The job is
-# set only while a pool exists, under a lock, so monte_carlo may run in several threads at once.
-_WORKER_JOB: tuple[Any, ...] | None = None
-_FORK_LOCK = threading.Lock()
+Job = tuple[StateFactory, list[Policy], Callable[[State], bool], Callable[[State], dict[str, float]] | None]
+ChunkResult = tuple[int, list[float], dict[str, float]]
 
 
-def _run_chunk(job: tuple[Any, ...], seed: np.random.SeedSequence, games: int
-               ) -> tuple[int, list[float], dict[str, float]]:
+def _run_chunk(job: Job, seed: np.random.SeedSequence, games: int) -> ChunkResult:
+    """Play one chunk of games from its own seed: (successes, summed returns, summed measures)."""
     factory, policies, success, measure = job
     rng = make_rng(seed)
     wins = 0
@@ -184,12 +183,11 @@ def _run_chunk(job: tuple[Any, ...], seed: np.random.SeedSequence, games: int
     return wins, returns_sum, measure_sum
 
 
-def _run_chunk_in_worker(args: tuple[np.random.SeedSequence, int]) -> tuple[int, list[float], dict[str, float]]:
-    assert _WORKER_JOB is not None
-    return _run_chunk(_WORKER_JOB, *args)
-
-
 CHUNK = 500
+"""Games per chunk (fixed, so an estimate does not depend on the number of workers)."""
+SMALL_GAMES = 20_000
+"""Estimates of at most this many games run in the calling process whatever ``workers`` says: starting a
+cluster costs more than they do, and the chunks (so the figures) are the same either way."""
 
 
 def monte_carlo(
@@ -200,30 +198,35 @@ def monte_carlo(
     workers: int = 1,
     success: Callable[[State], bool] = _default_success,
     measure: Callable[[State], dict[str, float]] | None = None,
+    *,
+    scheduler: str | None = None,
+    progress: bool | None = False,
+    stop: threading.Event | None = None,
 ) -> Estimate:
-    """Estimate P(success) over ``games`` seeded games; ``measure`` adds per-game means (e.g. length)."""
-    global _WORKER_JOB
-    if games < 1:
+    """Estimate P(success) over ``games`` seeded games; ``measure`` adds per-game means (e.g. length).
+
+    ``workers`` > 1 plays a large estimate on a local Dask cluster of that many processes; ``scheduler``
+    (or ``$DOJO_SCHEDULER`` for a large one) on a running cluster. Factories, policies and callbacks may be
+    closures or lambdas: Dask sends them with cloudpickle.
+    """
+    if type(games) is not int or games < 1:
         raise ValueError("games must be at least 1")
-    if workers < 1:
+    if type(workers) is not int or workers < 1:
         raise ValueError("workers must be at least 1")
-    sizes = [CHUNK] * (games // CHUNK) + ([games % CHUNK] if games % CHUNK else [])
-    jobs = list(zip(child_seeds(seed, len(sizes)), sizes, strict=True))
-    job = (as_factory(game_or_factory), list(policies), success, measure)
-    if workers == 1 or len(jobs) == 1:
-        results = [_run_chunk(job, *chunk) for chunk in jobs]
-    else:
-        with _FORK_LOCK:
-            _WORKER_JOB = job
-            try:
-                with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
-                    results = pool.map(_run_chunk_in_worker, jobs)
-            finally:
-                _WORKER_JOB = None
+    sizes = chunk_sizes(games, CHUNK)
+    chunks = list(zip(chunk_seeds(seed, len(sizes)), sizes, strict=True))
+    job: Job = (as_factory(game_or_factory), list(policies), success, measure)
+    results = run_chunks(_run_chunk, chunks, shared=(job,), weights=sizes, workers=workers, scheduler=scheduler,
+                         small=games <= SMALL_GAMES, progress=progress, description="monte_carlo", stop=stop)
+    return combine(results, games)
+
+
+def combine(results: Sequence[ChunkResult], games: int) -> Estimate:
+    """One estimate from the chunks' sums."""
     wins = sum(r[0] for r in results)
     n_players = len(results[0][1])
     returns = tuple(sum(r[1][i] for r in results) / games for i in range(n_players))
-    keys = set().union(*(r[2] for r in results))
+    keys: set[str] = set().union(*(r[2] for r in results))
     measures = {k: sum(r[2].get(k, 0.0) for r in results) / games for k in sorted(keys)}
     low, high = wilson_interval(wins, games)
     return Estimate(wins, games, low, high, returns, measures)

@@ -1,14 +1,21 @@
-"""``dojo kf2100 simulate``: bot-versus-bot games of a scenario, for balance."""
+"""``dojo kf2100 simulate`` and ``tournament``: bot-versus-bot games of a scenario, for balance.
+
+``dojo kf2100 tournament --scenarios basic,advanced --terminators heuristic,random --games 200 --out t.csv``
+plays every pairing on a local Dask cluster (``--scheduler ADDRESS`` for a running one) and prints, per
+scenario and side, the win, draw and loss rates with 95% Wilson intervals (``--json`` for a program).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections import Counter
 from typing import Any
 
-from engine.core import make_rng, play_game, wilson_interval
+from engine.core import StateFormatError, make_rng, play_game, wilson_interval
+from engine.core.distributed import add_run_options, check_out, dashboard_printer, write_table
 from engine.kf2100.bots import bots_for
 from engine.kf2100.data import GRADES
 from engine.kf2100.state import KungFuGame
@@ -65,6 +72,41 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(text: str) -> list[str]:
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from engine.kf2100.tournament import tournament
+
+    try:
+        check_out(args.out)
+        frame = tournament(_names(args.scenarios), _names(args.terminators), _names(args.clone_masters),
+                           games=args.games, seed=args.seed, workers=args.workers, scheduler=args.scheduler,
+                           progress=args.progress, dashboard=dashboard_printer(args))
+        if args.out:
+            write_table(frame, args.out)
+    except (ValueError, StateFormatError, OSError) as exc:
+        print(f"dojo kf2100 tournament: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dojo kf2100 tournament: stopped", file=sys.stderr)
+        return 130
+    if args.json:
+        print(frame.to_json(orient="records", indent=1, double_precision=15))
+        return 0
+    print(f"Kung Fu 2100 tournament: {args.games} games a pairing, seed {args.seed}, "
+          f"{frame.attrs['seconds']:.1f} s ({frame.attrs['seconds'] / frame.attrs['games']:.2f} s a game)")
+    shown = frame.assign(**{k: [f"{r:.3f} ({lo:.3f}-{hi:.3f})" for r, lo, hi in
+                                zip(frame[f"{k}_rate"], frame[f"{k}_low"], frame[f"{k}_high"], strict=True)]
+                            for k in ("win", "draw", "loss")})
+    print(shown[["scenario", "side", "bot", "opponent", "games", "win", "draw", "loss", "mean_turns"]]
+          .to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    if args.out:
+        print(f"wrote {args.out}")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("kf2100", help="Kung Fu 2100 tools")
     sub = parser.add_subparsers(dest="kf2100_command", metavar="COMMAND", required=True)
@@ -74,3 +116,16 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--json", action="store_true", help="print the report as JSON")
     sim.set_defaults(func=_run)
+
+    from engine.kf2100.tournament import BOTS
+
+    tour = sub.add_parser("tournament", help="every pairing of bots in every scenario, on Dask",
+                          description="Bot against bot, per scenario and side: win, draw and loss rates with "
+                                      "95% Wilson intervals. Bots: " + ", ".join(BOTS) + ".")
+    tour.add_argument("--scenarios", default="basic", metavar="A,B", help="comma-separated: basic, advanced, solo")
+    tour.add_argument("--terminators", default="heuristic", metavar="BOTS", help="the Terminators' bots (A,B)")
+    tour.add_argument("--clone-masters", default="heuristic", metavar="BOTS", help="the Clone Master's bots (A,B)")
+    tour.add_argument("--games", type=int, default=100, help="games a pairing (default 100)")
+    tour.add_argument("--seed", type=int, default=0, help="random seed, the same for every pairing (default 0)")
+    add_run_options(tour)
+    tour.set_defaults(func=_tournament)

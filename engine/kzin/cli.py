@@ -3,6 +3,8 @@
 ``dojo kzin simulate --policy all-in --games 1000000 --seed 1``
 ``dojo kzin odds --phase invasion --fleet "ARM Defense Force" --tactic Marines --kzin-fleet "Kzinti Pride"``
 ``dojo kzin sweep --parameter kzin_base_force --values 6,8,10,12``
+``dojo kzin sweep --vary kzin_base_force=6,10 --vary reshuffle=true,false --policies all-in,threshold
+--defend 0.3,0.5 --games 1000000 --out grid.csv`` (a grid: every combination, on Dask)
 
 Every command prints figures a person can read, or JSON with ``--json``. Bad input is a message on
 stderr and exit code 2.
@@ -18,6 +20,7 @@ from typing import Any
 
 import param
 
+from engine.core.distributed import add_run_options
 from engine.kzin.cards import INVASION, LIBERATION
 from engine.kzin.policies import POLICY_NAMES
 from engine.kzin.rules import RULE_OPTIONS, KzinRules
@@ -56,7 +59,10 @@ def _add_policy_options(parser: argparse.ArgumentParser) -> None:
                         help="threshold policy: attack when the exact odds reach P")
     parser.add_argument("--games", type=int, default=100_000, help="games to play (default 100,000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--workers", type=int, default=1, help="threads (fast) or processes (plain) to use")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="threads of the fast kernel, or Dask worker processes for a large run (default 1)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="a running Dask scheduler for a large run, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--plain", action="store_true", help="use the plain engine, not the numba fast path")
     parser.add_argument("--json", action="store_true", help="print JSON for a program")
 
@@ -75,7 +81,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from engine.kzin.simulate import simulate
 
     r = simulate(args.policy, args.games, seed=args.seed, workers=args.workers, fast=False if args.plain else None,
-                 policy_params=_policy_params(args), **_rule_options(args))
+                 policy_params=_policy_params(args), scheduler=args.scheduler, progress=None, **_rule_options(args))
     if args.json:
         print(json.dumps(r.to_dict(), indent=2))
         return 0
@@ -133,19 +139,67 @@ def _parse_values(parameter: str, text: str) -> list[Any]:
     return values
 
 
-def _sweep(args: argparse.Namespace) -> int:
-    from engine.kzin.sweep import sweep
+def _parse_numbers(flag: str, text: str | None) -> list[float]:
+    if text is None:
+        return []
+    try:
+        return [float(w) for w in text.split(",")]
+    except ValueError:
+        raise ValueError(f"{flag} takes comma-separated numbers, not {text!r}") from None
 
-    values = _parse_values(args.parameter, args.values)
-    frame = sweep(args.parameter, values, policy=args.policy, games=args.games, seed=args.seed, workers=args.workers,
-                  fast=False if args.plain else None, policy_params=_policy_params(args), **_rule_options(args))
+
+def _sweep_axes(args: argparse.Namespace) -> tuple[dict[str, list[Any]], list[str], dict[str, list[float]]]:
+    """(rule option -> values, policies, policy parameter -> values) from the sweep's flags."""
+    options: dict[str, list[Any]] = {}
+    pairs = ([(args.parameter, args.values)] if args.parameter or args.values else []) + [
+        tuple(v.split("=", 1)) if "=" in v else (v, "") for v in args.vary]
+    for name, text in pairs:
+        if not name or not text:
+            raise ValueError("give each swept rule option with its values: --parameter NAME --values A,B "
+                             "or --vary NAME=A,B")
+        name = name.replace("-", "_")
+        if name in options:
+            raise ValueError(f"{name} is swept twice")
+        options[name] = _parse_values(name, text)
+    policies = [w.strip() for w in args.policies.split(",")] if args.policies else [args.policy]
+    for name in policies:
+        if name not in POLICY_NAMES:
+            raise ValueError(f"unknown policy {name!r}; choose from {', '.join(POLICY_NAMES)}")
+    params = {k: v for k, v in (("defend", _parse_numbers("--defend", args.defend)),
+                                ("attack", _parse_numbers("--attack", args.attack))) if v}
+    if params and "threshold" not in policies:
+        raise ValueError("--defend and --attack go with the threshold policy")
+    if not options and len(policies) == 1 and all(len(v) == 1 for v in params.values()):
+        raise ValueError("nothing to sweep: give --parameter/--values, --vary, several --policies or parameter lists")
+    return options, policies, params
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from engine.core.distributed import check_out, dashboard_printer, write_table
+    from engine.kzin.sweep import GRID_COLUMNS, grid
+
+    options, policies, params = _sweep_axes(args)
+    check_out(args.out)
+    frame = grid(options, policies, params, games=args.games, seed=args.seed, workers=args.workers,
+                 fast=False if args.plain else None, scheduler=args.scheduler, progress=args.progress,
+                 dashboard=dashboard_printer(args), **_rule_options(args))
+    swept = [*options, *(["policy"] if len(policies) > 1 else []), *(k for k, v in params.items() if len(v) > 1)]
+    table = frame[GRID_COLUMNS]
+    if args.parameter:
+        table = table.assign(value=table[args.parameter.replace("-", "_")])
+    if args.out:
+        write_table(table, args.out)
     if args.json:
-        print(frame.to_json(orient="records", indent=2))
+        print(table.to_json(orient="records", indent=2, double_precision=15))
         return 0
-    print(f"Man-Kzin Wars: {args.policy} win rate by {args.parameter}, {args.games:,} games each, seed {args.seed}")
-    shown = frame.assign(win_rate=frame.win_rate.map(_pct), low=frame.low.map(_pct), high=frame.high.map(_pct),
-                         mean_turns=frame.mean_turns.map("{:.2f}".format), seconds=frame.seconds.map("{:.2f}".format))
-    print(shown.rename(columns={"value": args.parameter}).to_string(index=False))
+    print(f"Man-Kzin Wars: win rate by {', '.join(swept) or 'policy'}, {args.games:,} games a cell, seed {args.seed}, "
+          f"{frame.attrs['games_per_second']:,.0f} games/s")
+    shown = table.assign(win_rate=table.win_rate.map(_pct), low=table.low.map(_pct), high=table.high.map(_pct),
+                         mean_turns=table.mean_turns.map("{:.2f}".format))
+    print(shown[[*swept, *([] if "policy" in swept else ["policy"]), "win_rate", "low", "high", "mean_turns",
+                 "wins", "games"]].to_string(index=False))
+    if args.out:
+        print(f"wrote {args.out}")
     return 0
 
 
@@ -153,9 +207,12 @@ def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Name
     def run(args: argparse.Namespace) -> int:
         try:
             return fn(args)
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
             print(f"dojo kzin {args.kzin_command}: {exc}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            print(f"dojo kzin {args.kzin_command}: stopped", file=sys.stderr)
+            return 130
 
     return run
 
@@ -184,9 +241,20 @@ def register(subparsers: Any) -> None:
     _add_rule_options(odds)
     odds.set_defaults(func=_guarded(_odds))
 
-    sw = sub.add_parser("sweep", help="win rate as one rule parameter varies")
-    sw.add_argument("--parameter", required=True, help=f"one of {', '.join(RULE_OPTIONS)}")
-    sw.add_argument("--values", required=True, help="comma-separated values, e.g. 6,8,10,12 or true,false")
-    _add_policy_options(sw)
+    sw = sub.add_parser("sweep", help="win rate over any product of rule options, policies and parameters",
+                        description="Every combination of the swept rule options, policies and threshold "
+                                    "parameters, one row each, on Dask for a large grid.")
+    sw.add_argument("--parameter", default=None, help=f"a rule option to sweep: one of {', '.join(RULE_OPTIONS)}")
+    sw.add_argument("--values", default=None, help="its comma-separated values, e.g. 6,8,10,12 or true,false")
+    sw.add_argument("--vary", action="append", default=[], metavar="NAME=A,B",
+                    help="another rule option and its values (repeat the flag for each)")
+    sw.add_argument("--policy", default="all-in", choices=POLICY_NAMES, help="the policy to play (default all-in)")
+    sw.add_argument("--policies", default=None, metavar="A,B", help="several policies, comma-separated")
+    sw.add_argument("--defend", default=None, metavar="P,Q", help="threshold policy: defend limits to sweep")
+    sw.add_argument("--attack", default=None, metavar="P,Q", help="threshold policy: attack limits to sweep")
+    sw.add_argument("--games", type=int, default=100_000, help="games a cell (default 100,000)")
+    sw.add_argument("--seed", type=int, default=0, help="random seed, the same for every cell (default 0)")
+    sw.add_argument("--plain", action="store_true", help="use the plain engine, not the numba fast path")
+    add_run_options(sw)
     _add_rule_options(sw)
     sw.set_defaults(func=_guarded(_sweep))

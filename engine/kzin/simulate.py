@@ -2,30 +2,35 @@
 
 The fixed policies (``all-in``, ``defend-only``, ``never-fight``, ``threshold``) run on the numba
 kernel of :mod:`engine.kzin.fast`; any other policy (the advisor, a custom ``Policy``) or
-``fast=False`` runs the plain engine through :func:`engine.core.monte_carlo`. Either way the games
+``fast=False`` runs the plain engine (the chunks of :func:`engine.core.monte_carlo`). Either way the games
 are split into fixed chunks, each with its own child seed, so a seed gives the same figures on any
-number of workers.
+number of workers, in this process or on Dask (:mod:`engine.core.distributed`).
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from engine.core import Policy, State, monte_carlo, wilson_interval
-from engine.core.rng import child_seeds
+from engine.core import Policy, make_rng, play_game, wilson_interval
+from engine.core.analysis import CHUNK
+from engine.core.distributed import chunk_seeds, chunk_sizes, default_workers, run_chunks
 from engine.kzin import fast as fastsim
 from engine.kzin.policies import AllIn, DefendOnly, NeverFight, Threshold, make_policy
-from engine.kzin.rules import KzinGame, KzinState, make_rules
+from engine.kzin.rules import KzinGame, make_rules
 
 FAST_CHUNK = 50_000
 """Games per chunk on the fast path (fixed, so the figures do not depend on the number of workers)."""
+SMALL_FAST_GAMES = 1_000_000
+"""Fast-kernel games a job may have and still run in this process (about a second on one core)."""
+SMALL_PLAIN_GAMES = 20_000
+"""Plain-engine games a job may have and still run in this process."""
 
 _FAST_CLASSES: dict[type, str] = {AllIn: "all-in", DefendOnly: "defend-only", NeverFight: "never-fight",
                                   Threshold: "threshold"}
@@ -101,15 +106,125 @@ def _resolve(policy: str | Policy, policy_params: Mapping[str, float] | None) ->
     return policy, obj, params
 
 
-def _fast_chunk(args: tuple[np.random.SeedSequence, int, str, Any, dict]) -> tuple[np.ndarray, np.ndarray]:
-    seed, n, name, rules, params = args
-    return fastsim.play(n, np.random.default_rng(seed), name, rules=rules, **params)
+@dataclass(frozen=True)
+class Cell:
+    """One configuration to simulate: a policy (by name, or an object for the plain engine), its parameters,
+    the rule options and the engine (``fast`` or ``plain``). Checked when made (``prepare``)."""
+
+    name: str
+    policy: str | Policy
+    params: dict[str, Any]
+    options: dict[str, Any]
+    engine: str
+
+    def chunks(self, games: int, seed: int | None) -> list[tuple[Any, ...]]:
+        """The chunks of ``games`` games: fixed sizes and child seeds, whatever runs them."""
+        sizes = chunk_sizes(games, FAST_CHUNK if self.engine == "fast" else CHUNK)
+        return [(self.engine, self.policy, self.params, self.options, s, n)
+                for s, n in zip(chunk_seeds(seed, len(sizes)), sizes, strict=True)]
 
 
-def _count_lengths(turns: np.ndarray) -> pd.Series:
-    counts = np.bincount(turns)
-    idx = np.nonzero(counts)[0]
-    return pd.Series(counts[idx], index=pd.Index(idx, name="turns"), name="games")
+def prepare(policy: str | Policy = "all-in", policy_params: Mapping[str, float] | None = None,
+            fast: bool | None = None, **rule_options: Any) -> Cell:
+    """A checked ``Cell``; a bad policy, parameter or rule option is a ``ValueError`` (see ``simulate``)."""
+    rules = make_rules(**rule_options)
+    name, obj, params = _resolve(policy, policy_params)
+    use_fast = name in fastsim.FAST_POLICIES if fast is None else bool(fast)
+    if use_fast and name not in fastsim.FAST_POLICIES:
+        raise ValueError(f"the fast simulator plays {', '.join(fastsim.FAST_POLICIES)}; not {name!r}")
+    if use_fast:
+        return Cell(name, name, params, rules.options(), "fast")
+    return Cell(name, obj if not isinstance(policy, str) else name, params, rules.options(), "plain")
+
+
+def play_chunk(engine: str, policy: str | Policy, params: dict[str, Any], options: dict[str, Any],
+               seed: np.random.SeedSequence, games: int) -> tuple[int, np.ndarray, float]:
+    """Play one chunk from its seed: (Humans' wins, games by final turn as a bincount, seconds spent)."""
+    start = time.perf_counter()
+    rules = make_rules(**options)
+    if engine == "fast":
+        assert isinstance(policy, str)
+        won, turns = fastsim.play(games, np.random.default_rng(seed), policy, rules=rules, **params)
+        return int(won.sum()), np.bincount(turns), time.perf_counter() - start
+    game = KzinGame(rules)
+    player = make_policy(policy, **params) if isinstance(policy, str) else policy
+    rng = make_rng(seed)
+    wins, ends = 0, []
+    for _ in range(games):
+        state = play_game(game.new_initial_state(rng), [player], rng)
+        wins += state.returns()[0] > 0
+        ends.append(state.turn)
+    return wins, np.bincount(np.asarray(ends, dtype=np.int64)), time.perf_counter() - start
+
+
+def is_small(cells: list[Cell], games: int) -> bool:
+    """A job that runs in this process whatever ``workers`` says: a cluster's start costs more than it does."""
+    fast = sum(games for c in cells if c.engine == "fast")
+    plain = sum(games for c in cells if c.engine == "plain")
+    return fast <= SMALL_FAST_GAMES and plain <= SMALL_PLAIN_GAMES
+
+
+def play_cells(cells: list[Cell], games: int, seed: int | None, workers: int | None = 1,
+               scheduler: str | None = None, progress: bool | None = False, stop: threading.Event | None = None,
+               on_cell: Callable[[int, CellResult], None] | None = None,
+               dashboard: Callable[[str], None] | None = None) -> list[CellResult]:
+    """Every cell's figures from ``games`` games each, all chunks of all cells in one run.
+
+    Every cell is played with the same seed (common random numbers). ``on_cell(index, figures)`` sees a cell
+    as soon as its last chunk is in (partial results for a view that fills in); ``dashboard`` receives the
+    address of a local cluster's Dask dashboard.
+    """
+    if type(games) is not int or games < 1:
+        raise ValueError(f"games must be a whole number of at least 1, not {games!r}")
+    if workers is not None and (type(workers) is not int or workers < 1):
+        raise ValueError(f"workers must be a whole number of at least 1, not {workers!r}")
+    if seed is not None and (type(seed) is not int or seed < 0):
+        raise ValueError(f"seed must be a non-negative whole number, not {seed!r}")
+    owner: list[int] = []
+    chunks: list[tuple[Any, ...]] = []
+    for k, cell in enumerate(cells):
+        mine = cell.chunks(games, seed)
+        chunks += mine
+        owner += [k] * len(mine)
+    remaining = [owner.count(k) for k in range(len(cells))]
+    parts: list[list[tuple[int, np.ndarray, float]]] = [[] for _ in cells]
+    done: dict[int, CellResult] = {}
+
+    def arrived(i: int, part: tuple[int, np.ndarray, float]) -> None:
+        k = owner[i]
+        parts[k].append(part)
+        remaining[k] -= 1
+        if remaining[k] == 0:
+            done[k] = CellResult.of(parts[k], games)
+            if on_cell is not None:
+                on_cell(k, done[k])
+
+    run_chunks(play_chunk, chunks, weights=[c[-1] for c in chunks], workers=workers, scheduler=scheduler,
+               small=is_small(cells, games), progress=progress, description="Man-Kzin Wars", stop=stop,
+               on_result=arrived, threads=workers or default_workers(), dashboard=dashboard)
+    return [done[k] for k in range(len(cells))]
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """A cell's figures summed over its chunks."""
+
+    wins: int
+    games: int
+    lengths: pd.Series
+    mean_turns: float
+    seconds: float
+
+    @classmethod
+    def of(cls, parts: list[tuple[int, np.ndarray, float]], games: int) -> CellResult:
+        width = max(len(p[1]) for p in parts)
+        counts = np.zeros(width, dtype=np.int64)
+        for p in parts:
+            counts[:len(p[1])] += p[1]
+        idx = np.nonzero(counts)[0]
+        lengths = pd.Series(counts[idx], index=pd.Index(idx, name="turns"), name="games")
+        mean = float((idx * counts[idx]).sum() / games)
+        return cls(sum(p[0] for p in parts), games, lengths, mean, sum(p[2] for p in parts))
 
 
 def simulate(
@@ -119,6 +234,9 @@ def simulate(
     workers: int = 1,
     fast: bool | None = None,
     policy_params: Mapping[str, float] | None = None,
+    scheduler: str | None = None,
+    progress: bool | None = False,
+    stop: threading.Event | None = None,
     **rule_options: Any,
 ) -> SimulationResult:
     """Play ``games`` games of ``policy`` and report the win rate (95% Wilson interval) and the game lengths.
@@ -127,6 +245,9 @@ def simulate(
     with ``policy_params`` (``{"defend": 0.4, "attack": 0.6}`` for threshold), or a ``Policy``.
     ``fast``: None uses the numba kernel whenever the policy is a fixed one, True insists on it,
     False forces the plain engine. ``rule_options`` are ``KzinRules`` parameters.
+    A large run with ``workers`` > 1 plays on a local Dask cluster of that many processes, or on ``scheduler``;
+    a small one (up to a million fast or 20,000 plain games) stays in this process, on ``workers`` threads
+    for the fast kernel (it releases the GIL).
     """
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be a whole number of at least 1, not {games!r}")
@@ -134,38 +255,12 @@ def simulate(
         raise ValueError(f"workers must be a whole number of at least 1, not {workers!r}")
     if seed is not None and (type(seed) is not int or seed < 0):
         raise ValueError(f"seed must be a non-negative whole number, not {seed!r}")
-    rules = make_rules(**rule_options)
-    name, obj, params = _resolve(policy, policy_params)
-    use_fast = name in fastsim.FAST_POLICIES if fast is None else bool(fast)
-    if use_fast and name not in fastsim.FAST_POLICIES:
-        raise ValueError(f"the fast simulator plays {', '.join(fastsim.FAST_POLICIES)}; not {name!r}")
-    if use_fast:
-        fastsim.play(1, np.random.default_rng(0), name, rules=rules, **params)  # load the kernel outside the timing
+    cell = prepare(policy, policy_params, fast, **rule_options)
+    if cell.engine == "fast":  # load the kernel outside the timing
+        fastsim.play(1, np.random.default_rng(0), cell.name, rules=make_rules(**cell.options), **cell.params)
     start = time.perf_counter()
-    if use_fast:
-        sizes = [FAST_CHUNK] * (games // FAST_CHUNK) + ([games % FAST_CHUNK] if games % FAST_CHUNK else [])
-        jobs = [(s, n, name, rules, params) for s, n in zip(child_seeds(seed, len(sizes)), sizes, strict=True)]
-        if workers == 1 or len(jobs) == 1:
-            parts = [_fast_chunk(job) for job in jobs]
-        else:  # the kernel releases the GIL, so threads run it on every core
-            with ThreadPoolExecutor(min(workers, len(jobs))) as pool:
-                parts = list(pool.map(_fast_chunk, jobs))
-        won = np.concatenate([p[0] for p in parts])
-        turns = np.concatenate([p[1] for p in parts])
-        wins, lengths, mean_turns = int(won.sum()), _count_lengths(turns), float(turns.mean())
-        engine = "fast"
-    else:
-        game = KzinGame(rules)
-
-        def measure(state: State) -> dict[str, float]:
-            turn = cast(KzinState, state).turn  # monte_carlo plays this game's states
-            return {"turns": float(turn), f"length={turn}": 1.0}
-
-        est = monte_carlo(game, [obj], games, seed=seed, workers=workers, measure=measure)
-        counts = {int(k.split("=")[1]): round(v * games) for k, v in est.measures.items() if k.startswith("length=")}
-        lengths = pd.Series(counts, name="games").sort_index().rename_axis("turns")
-        wins, mean_turns, engine = est.successes, est.measures["turns"], "plain"
+    [r] = play_cells([cell], games, seed, workers, scheduler, progress, stop)
     seconds = time.perf_counter() - start
-    low, high = wilson_interval(wins, games)
-    return SimulationResult(name, games, wins, wins / games, low, high, mean_turns, lengths, seconds, engine,
-                            params, rules.options(), seed, workers)
+    low, high = wilson_interval(r.wins, games)
+    return SimulationResult(cell.name, games, r.wins, r.wins / games, low, high, r.mean_turns, r.lengths, seconds,
+                            cell.engine, cell.params, cell.options, seed, workers)

@@ -198,6 +198,9 @@ def register(subparsers: Any) -> None:
     zoo = subparsers.add_parser("zoo", help="Kung-Fu Zoo: bot battles and flick odds",
                                 description="Kung-Fu Zoo from the shell.")
     sub = zoo.add_subparsers(dest="zoo_command", metavar="COMMAND", required=True)
+    from engine.zoo.odds_grid import add_command
+
+    add_command(sub)  # dojo zoo odds-grid, a map over direction x speed on Dask
 
     sim = sub.add_parser("simulate", help="bot-versus-bot battles")
     sim.add_argument("--mode", choices=MODES, default="cage")

@@ -6,17 +6,14 @@ deviation ``speed_sd`` times that speed), then plays the flick on a clone of the
 generator (tumbles included). From the samples it estimates, with 95% Wilson intervals: caging an opponent,
 caging or losing one of your own, a foul, each final face of the flicked animal (or caged / out), an extra
 flick, and the expected change in points (your round score minus the best opponent's) with a normal
-interval. Samples run on a ``fork`` process pool (the calling process plays one share; by default two
-processes when two cores are idle); the result does not depend on the number of workers (the noise and
-per-sample seeds are drawn up front).
+interval. One flick's samples run in the calling process, a large batch on Dask; the result does not depend
+on the number of workers (the noise and per-sample seeds are drawn up front).
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
-import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -142,18 +139,21 @@ def sample_flick(state: ZooState, flick: Flick, direction: float, speed: float, 
     return cage_opp, lose_own, foul, OUTCOMES.index(final), float(after - before), extra
 
 
-_JOB: tuple[ZooState, list[tuple[Flick, float, float, int]]] | None = None
-_JOB_LOCK = threading.Lock()  # one estimate at a time per process: the workers read _JOB after the fork
+SAMPLE_CHUNK = 100
+"""Noisy flicks per chunk of a large batch (fixed, so the figures do not depend on the number of workers)."""
+SMALL_SAMPLES = 5_000
+"""Batches of at most this many flicks (one flick's odds, a dashboard's grid) run in the calling process: a
+cluster's start costs more than they do."""
 
 
-def _run_chunk(bounds: tuple[int, int]) -> list[Sample]:
-    state, jobs = _JOB  # type: ignore[misc]
-    return [sample_flick(state, f, d, v, seed) for f, d, v, seed in jobs[bounds[0]:bounds[1]]]
+def play_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]]) -> list[Sample]:
+    """Play (flick, direction, speed, seed) jobs, each on a clone of ``state``."""
+    return [sample_flick(state, f, d, v, seed) for f, d, v, seed in jobs]
 
 
 def default_workers() -> int:
     """Two processes when two cores are idle, else one: on a busy shared machine a second process only
-    competes with the first (and pays for the fork)."""
+    competes with the first."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     idle = cores - os.getloadavg()[0]
     return 2 if cores >= 2 and idle >= 1.5 else 1
@@ -161,25 +161,16 @@ def default_workers() -> int:
 
 def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], workers: int | None = None
                 ) -> list[Sample]:
-    """Play every (flick, direction, speed, seed) job on clones of ``state``, across ``workers`` processes."""
-    global _JOB
+    """Play every (flick, direction, speed, seed) job on clones of ``state``: in this process for a small batch,
+    on a local Dask cluster of ``workers`` processes for a large one (``engine.core.distributed``)."""
+    from engine.core.distributed import run_chunks
+
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    with _JOB_LOCK:
-        _JOB = (state, jobs)
-        try:
-            if workers == 1 or len(jobs) < 8:
-                return _run_chunk((0, len(jobs)))
-            size = math.ceil(len(jobs) / workers)
-            bounds = [(i, min(i + size, len(jobs))) for i in range(0, len(jobs), size)]
-            # The parent plays the first chunk itself while the forked workers play the others.
-            with multiprocessing.get_context("fork").Pool(len(bounds) - 1) as pool:
-                pending = pool.map_async(_run_chunk, bounds[1:])
-                parts = [_run_chunk(bounds[0]), *pending.get()]
-        finally:
-            _JOB = None
-    return [s for part in parts for s in part]
+    chunks = [(jobs[i:i + SAMPLE_CHUNK],) for i in range(0, len(jobs), SAMPLE_CHUNK)]
+    parts = run_chunks(play_samples, chunks, shared=(state,), workers=workers, small=len(jobs) <= SMALL_SAMPLES)
+    return [smp for part in parts for smp in part]
 
 
 def noisy_jobs(flick: Flick, noise: AimNoise, samples: int, rng: np.random.Generator
