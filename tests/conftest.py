@@ -31,6 +31,36 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {**browser_type_launch_args, "executable_path": path, "headless": True, "args": CHROMIUM_ARGS}
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run a test marked ``no_event_loop`` in a thread of its own.
+
+    A page's async work (``pn.bind`` over an async generator) runs to the end at once where no event loop is
+    running, which is what a page test outside a server relies on. Playwright's sync API leaves its loop
+    running in the main thread after the browser tests, and there Panel would only schedule the work."""
+    if pyfuncitem.get_closest_marker("no_event_loop") is None:
+        return None
+    import inspect
+    import threading
+
+    wanted = inspect.signature(pyfuncitem.obj).parameters
+    kwargs = {name: value for name, value in pyfuncitem.funcargs.items() if name in wanted}
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            pyfuncitem.obj(**kwargs)
+        except BaseException as exc:  # the test's own failure, raised again in the main thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name=f"test-{pyfuncitem.name}")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return True
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that uses a browser page is a browser test, marked or not (so ``-m "not browser"`` works)."""
     for item in items:

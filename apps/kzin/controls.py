@@ -38,14 +38,25 @@ TILE_CSS = """
 """
 
 
-def on_page(command: Callable[[], Any]) -> Callable[[Any], None]:
+def on_page(command: Callable[[], Any], session: KzinSession | None = None) -> Callable[[Any], None]:
     """A widget's handler that runs ``command`` through ``pn.state.execute(schedule=True)``: on a served page, on
     its next tick under the document lock, so everything the command changes reaches the page even when Panel
     delivered the click outside the lock (a click in the moments before the browser has reported the page
-    loaded, when Panel cannot yet send an unlocked change); in a notebook or a test it runs at once."""
+    loaded, when Panel cannot yet send an unlocked change); in a notebook or a test it runs at once.
+
+    With ``session``, the click is for the game as it was when it was made: if the game has moved on by the
+    time it runs (a double click on Fall back), it is refused instead of being played on the next turn."""
 
     def handler(_event: Any) -> None:
-        pn.state.execute(command, schedule=True)
+        version = None if session is None else session.version
+
+        def run() -> None:
+            if session is not None and session.version != version:
+                session.refuse("that click was for an earlier moment of the game: the game had moved on")
+                return
+            command()
+
+        pn.state.execute(run, schedule=True)
 
     return handler
 
@@ -73,7 +84,7 @@ class CardTiles(pn.viewable.Viewer):
         while len(self.buttons) < len(table):
             slot = len(self.buttons)
             tile = pn.widgets.Button(margin=4, css_classes=["tile"])
-            tile.on_click(on_page(partial(self._click_slot, slot)))
+            tile.on_click(lambda _e, slot=slot: self._clicked(slot))
             self.buttons.append(tile)
         for slot, tile in enumerate(self.buttons):
             if slot >= len(table):
@@ -96,11 +107,12 @@ class CardTiles(pn.viewable.Viewer):
         """The tiles on the table now, in the table's order."""
         return self.buttons[: len(self._keys)]
 
-    def _click_slot(self, slot: int) -> bool:
+    def _clicked(self, slot: int) -> None:
+        """A tile's click, for the card it showed when it was clicked (read now, played on the page's tick)."""
         if slot >= len(self._keys):
             self.session.refuse("that card is no longer in play")
-            return False
-        return self.click(*self._keys[slot])
+            return
+        on_page(partial(self.click, *self._keys[slot]), self.session)(None)
 
     def click(self, kind: int, copy: int) -> bool:
         """Select or unselect one copy of a card in play."""
@@ -129,7 +141,7 @@ class Decisions(pn.viewable.Viewer):
                 color="primary" if str(action) in ("defend", "attack") else "default",
                 visible=pn.bind(lambda _v, a=action: a in s.decisions(), s.param.version),
                 disabled=pn.bind(lambda _v, _sel, a=action: not s.can(a)[0], s.param.version, s.param.selection))
-            button.on_click(on_page(partial(self.decide, action)))
+            button.on_click(on_page(partial(self.decide, action), s))
             self.buttons[str(action)] = button
         self.reasons = pn.pane.HTML(pn.bind(lambda _v, _sel: views.reasons_html(s), s.param.version,
                                             s.param.selection),

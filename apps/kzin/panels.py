@@ -10,6 +10,7 @@ parameter changes, so no thread writes to a page.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -26,7 +27,11 @@ MUTED = {"color": "#6b7280", "font-size": "12px"}
 
 
 class Advisor(pn.viewable.Viewer):
-    """The advisor's ranking of the options of the decision in view, and a button that plays its choice."""
+    """The advisor's ranking of the options of the decision in view, and a button that plays its choice.
+
+    The work (an async generator: a spinner while the rollouts run, then nothing) and what is shown (a plain
+    function of the advice, the version and predict-then-see) are bound apart, so showing or hiding the advice
+    never runs the rollouts again."""
 
     session = param.ClassSelector(class_=KzinSession)
     advice = param.Parameter(default=None, doc="(version, Advice): the advice for the game at that version.")
@@ -41,26 +46,35 @@ class Advisor(pn.viewable.Viewer):
             disabled=pn.bind(lambda advice, version: self.ready(advice, version) is None, self.param.advice,
                              s.param.version),
             visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
-        self.follow.on_click(on_page(self.follow_advice))
+        self.follow.on_click(on_page(self.follow_advice, s))
         self.play_on = pn.widgets.Button(
             label="Play on to be sure", margin=(4, 6),
-            disabled=pn.bind(lambda advice, version, sure: self.ready(advice, version) is None or sure == version,
-                             self.param.advice, s.param.version, self.param.sure_of),
+            disabled=pn.bind(lambda advice, version: not self.can_play_on(advice, version), self.param.advice,
+                             s.param.version),
             visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
-        self.play_on.on_click(on_page(self.be_sure))
+        self.play_on.on_click(on_page(self.be_sure, s))
         # defer_load: Panel starts the work once the browser has loaded the page. An async update that lands
         # before then is made outside the document lock, where Panel cannot yet send it, and is lost.
-        self._view = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of),
+        self._work = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of),
                               defer_load=True, sizing_mode="stretch_width")
+        self._shown = pn.panel(pn.bind(self._show, self.param.advice, s.param.version, s.param.predict,
+                                       s.param.guess), sizing_mode="stretch_width")
 
     def ready(self, advice: tuple[int, Advice] | None, version: int) -> Advice | None:
         """The advice for the game at ``version``, once it has been worked out."""
         return advice[1] if advice is not None and advice[0] == version else None
 
+    def can_play_on(self, advice: tuple[int, Advice] | None, version: int) -> bool:
+        """More rollouts can settle something: the advice is in, and its best option is not yet separated."""
+        a = self.ready(advice, version)
+        margin = None if a is None else a.margin()
+        return margin is not None and not margin.separated and self.sure_of != version
+
     def be_sure(self) -> None:
         """Add rollouts to this decision's advice until the best option is separated from the next (or the two
-        are within the advisor's tolerance, or its most rollouts are reached)."""
-        self.sure_of = self.session.version
+        are as good as each other, or its most rollouts are reached); the earlier advice is withdrawn meanwhile,
+        so "Follow the advice" waits for the surer one."""
+        self.param.update(sure_of=self.session.version, advice=None)
 
     def follow_advice(self) -> bool:
         advice = self.ready(self.advice, self.session.version)
@@ -72,32 +86,47 @@ class Advisor(pn.viewable.Viewer):
     async def _think(self, version: int, rollouts: int, sure_of: int) -> AsyncIterator[Any]:
         s = self.session
         if s.decision() is None:
-            yield pn.pane.HTML("<p>No decision to advise on.</p>")
+            yield pn.pane.HTML("")
             return
         state = s.state.clone()
         sure = sure_of == version
         doing = "playing on until the best option is separated" if sure else "playing out the options"
         yield pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6)),
                      pn.pane.HTML(f"<p>The advisor is {doing} in the background…</p>"))
+        stop = threading.Event()  # set when this run is superseded: a play-on stops at its next doubling
         try:
             if sure:
-                advice = await asyncio.to_thread(advise_until_sure, state, rollouts, s.seed + state.turn)
+                advice = await asyncio.to_thread(advise_until_sure, state, rollouts, s.seed + state.turn, stop=stop)
             else:
                 advice = await asyncio.to_thread(s.advice_for, state, version)
         except Exception as exc:  # the page must hear of it: a silent spinner would never stop
             self.error = f"The advisor failed: {exc!r}"
             yield pn.pane.HTML(views.html.escape(self.error), styles={"color": "#b91c1c"})
             return
+        finally:
+            stop.set()
         if advice is None or s.version != version:
             return  # the game moved on meanwhile: the newer run shows its own advice
         self.param.update(advice=(version, advice), error="")
-        said = views.advice_html(advice) + views.margin_html(advice)
-        yield pn.Column(pn.pane.HTML(said, sizing_mode="stretch_width"),
-                        pn.pane.DataFrame(views.advice_frame(advice), index=False, sizing_mode="stretch_width",
-                                          stylesheets=[LEFT_TABLE]), sizing_mode="stretch_width")
+        yield pn.pane.HTML("")
+
+    def _show(self, advice: tuple[int, Advice] | None, version: int, predict: bool, guess: float | None) -> Any:
+        s = self.session
+        if s.decision() is None:
+            return pn.pane.HTML("<p>No decision to advise on.</p>")
+        a = self.ready(advice, version)
+        if a is None:
+            return pn.pane.HTML("")
+        if predict and guess is None:  # its table gives every option's battle chance: predict first
+            return pn.pane.HTML("<p>Predict, then see: the advisor's odds appear once you have typed your estimate "
+                                "of the battle you choose.</p>")
+        said = views.advice_html(a) + views.margin_html(a)
+        return pn.Column(pn.pane.HTML(said, sizing_mode="stretch_width"),
+                         pn.pane.DataFrame(views.advice_frame(a), index=False, sizing_mode="stretch_width",
+                                           stylesheets=[LEFT_TABLE]), sizing_mode="stretch_width")
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self._view, pn.Row(self.follow, self.play_on), sizing_mode="stretch_width")
+        return pn.Column(self._work, self._shown, pn.Row(self.follow, self.play_on), sizing_mode="stretch_width")
 
 
 class RunningOdds(pn.viewable.Viewer):
@@ -134,8 +163,8 @@ class RunningOdds(pn.viewable.Viewer):
         finally:
             self.busy = False
         self.param.update(progress=1.0, error="")
-        yield pn.pane.HTML(f"{len(s.running_odds)} turn(s) estimated by {self.rollouts} rollouts each "
-                           "(threshold policy).", styles=MUTED, margin=(0, 10))
+        yield pn.pane.HTML(f"{len(s.running_odds)} turn(s) estimated by rollouts of the threshold policy, each "
+                           "with its 95% interval.", styles=MUTED, margin=(0, 10))
 
     def _progress(self, text: str) -> pn.Column:
         return pn.Column(pn.indicators.Progress(value=round(100 * self.progress), max=100, active=True, height=14,

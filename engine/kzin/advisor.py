@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -96,8 +97,9 @@ class Advice:
     def margin(self) -> Margin | None:
         """The best option's lead over the runner-up, with its interval (None with a single option).
 
-        The two estimates come from separate rollouts, so the interval adds their variances: it is honest but
-        wider than a paired comparison would give."""
+        The two estimates' variances are added, as for independent estimates. Their rollouts start from one seed,
+        but the fast simulator's games use the stream in turn, so only the first of them share their dice: the
+        interval is honest, and wider than a truly paired comparison would give."""
         if len(self.evaluated) < 2:
             return None
         best, second = self.evaluated[0], self.evaluated[1]
@@ -232,22 +234,28 @@ def effect(state: KzinState, option: Option) -> str:
 
 
 def advise_until_sure(state: KzinState, rollouts: int = 4000, seed: int = 0, max_rollouts: int = 64_000,
-                      tolerance: float = 0.002, rollout_policy: str = "threshold") -> Advice:
-    """Advise with more and more rollouts (doubling) until the best option is separated from the runner-up
-    (its lead's interval above zero), or the lead is known to within ``tolerance`` either way (the two are as
-    good as each other), or ``max_rollouts`` a state is reached; the advice says which stopped it."""
-    n = rollouts
+                      tolerance: float = 0.01, rollout_policy: str = "threshold",
+                      stop: threading.Event | None = None) -> Advice:
+    """Advise with twice the rollouts of the advice already shown, and twice again, until the best option is
+    separated from the runner-up (its lead's interval above zero), or the lead's interval is within
+    ``tolerance`` of zero either way (the two are as good as each other), or ``max_rollouts`` a state is
+    reached, or ``stop`` is set (the page moved on); the advice's notes say which ended it."""
+    n = 2 * rollouts
     while True:
         advice = advise(state, n, seed, rollout_policy)
         margin = advice.margin()
-        if margin is None or margin.separated:
+        advice.notes[:] = [n_ for n_ in advice.notes if "choice is close" not in n_]
+        if margin is None:
+            advice.notes.append("there is only one option")
+            return advice
+        if margin.separated:
             advice.notes.append(f"the best option is separated from the next at {n:,} rollouts a state")
             return advice
-        if (margin.high - margin.low) / 2 <= tolerance:
-            advice.notes.append(f"the top two are within {tolerance:.1%} of each other at {n:,} rollouts a state: "
-                                "either is as good")
+        if margin.high - margin.low <= 2 * tolerance:
+            advice.notes.append(f"at {n:,} rollouts a state the lead is between {100 * margin.low:+.2f} and "
+                                f"{100 * margin.high:+.2f} points: the top two are as good as each other")
             return advice
-        if 2 * n > max_rollouts:
+        if 2 * n > max_rollouts or (stop is not None and stop.is_set()):
             advice.notes.append(f"still not separated at {n:,} rollouts a state (the most this plays)")
             return advice
         n *= 2
@@ -297,13 +305,12 @@ def advise(
                                 p, low, high, math.sqrt(var), effect(state, o)))
     evaluated.sort(key=lambda o: (-(o.game_win or 0.0), -(o.battle_odds or 0), o.cost))  # game_win is set
     best = evaluated[0]
-    notes = []
-    if (len(evaluated) > 1 and evaluated[1].game_high is not None and best.game_low is not None
-            and evaluated[1].game_high >= best.game_low):
-        notes.append("the top options' intervals overlap: the choice is close")
     phase = cast(str, state.battle_phase)  # battle_options refused a state outside a battle
-    return Advice(phase, options, evaluated, best, rollouts, time.perf_counter() - start,
-                  rollout_policy, notes)
+    advice = Advice(phase, options, evaluated, best, rollouts, time.perf_counter() - start, rollout_policy, [])
+    margin = advice.margin()
+    if margin is not None and not margin.separated:
+        advice.notes.append("the best is not separated from the next: the choice is close")
+    return advice
 
 
 class AdvisorPolicy(CommitmentPolicy):

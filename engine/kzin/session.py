@@ -183,6 +183,9 @@ class KzinSession(GameSession):
 
     def select(self, kinds: list[int]) -> bool:
         """Replace the selection (e.g. with the advisor's recommendation)."""
+        if not isinstance(kinds, list) or any(type(k) is not int for k in kinds):
+            self.refuse("a selection is a list of card numbers")
+            return False
         for k in set(kinds):
             reason = self._commit_refusal(k) or (
                 f"only {self._uncommitted(k)} {CARDS[k].name} in play" if kinds.count(k) > self._uncommitted(k)
@@ -229,13 +232,7 @@ class KzinSession(GameSession):
         if rec.battle_odds is None:
             self.play(FallBack() if advice.phase == INVASION else Pass())
             return
-        before = list(self.selection)
-        self.selection = list(rec.cards)
-        try:
-            self.play(Defend() if advice.phase == INVASION else Attack())
-        except IllegalActionError:
-            self.selection = before
-            raise
+        self._fight(Defend() if advice.phase == INVASION else Attack(), list(rec.cards))  # the selection is not touched
 
     def _forget_guess(self, *_events: Any) -> None:
         self.guess = None
@@ -256,23 +253,30 @@ class KzinSession(GameSession):
             return ()
         return (Defend(), FallBack()) if phase == INVASION else (Attack(), Pass())
 
-    def can(self, action: KzinAction | str) -> tuple[bool, str]:
-        """Whether a decision (an action, or its notation) is legal now with the selection, and why not."""
+    def can(self, action: KzinAction | str, cards: list[int] | None = None) -> tuple[bool, str]:
+        """Whether a decision (an action, or its notation) is legal now with ``cards`` (default: the selection),
+        and why not."""
         if isinstance(action, str):
-            action = {str(a): a for a in DECISIONS}[action]
+            by_name = {str(a): a for a in DECISIONS}
+            if action not in by_name:
+                return False, f"there is no decision called {action[:20]!r}"
+            action = by_name[action]
+        cards = self.selection if cards is None else cards
         s = self.state
         if s.phase == OVER:
             return False, "the game is over: start a new game"
-        probe = s.clone()
-        probe.committed = []
-        reason = probe.illegal_reason(action) if isinstance(action, (FallBack, Pass)) else None
-        if reason is None and isinstance(action, (Defend, Attack)):
-            wrong = probe.illegal_reason(FallBack() if isinstance(action, Defend) else Pass())
-            if wrong:
-                return False, wrong
-            if not any(CARDS[k].type == HUMAN_FLEET for k in self.selection):
+        phase = self.decision()
+        if isinstance(action, (Defend, Attack)):
+            wanted = INVASION if isinstance(action, Defend) else "liberation"
+            if phase != wanted:
+                return False, f"there is no {wanted} battle to {action} in now"
+            if not any(CARDS[k].type == HUMAN_FLEET for k in cards):
                 return False, ("you have no Fleet in play" if not s.fleets_in_play()
                                else f"select at least one Fleet to {action}")
+            return True, ""
+        probe = s.clone()
+        probe.committed = []
+        reason = probe.illegal_reason(action)
         return reason is None, reason or ""
 
     def table(self) -> list[CardView]:
@@ -491,21 +495,23 @@ class KzinSession(GameSession):
             raise IllegalActionError(reason)
         self.selection = [*self.selection, kind]
 
-    def _fight(self, action: Defend | Attack) -> None:
-        ok, reason = self.can(action)
+    def _fight(self, action: Defend | Attack, cards: list[int] | None = None) -> None:
+        """Fight with ``cards`` (default: the selection); every check is made on a copy before anything changes."""
+        cards = list(self.selection if cards is None else cards)
+        ok, reason = self.can(action, cards)
         if not ok:
             raise IllegalActionError(reason)
         s = self.state
         trial = s.clone()
         trial.committed = []
-        for k in self.selection:
+        for k in cards:
             trial.apply_action(Commit(k))
         trial.apply_action(action)
-        odds = Battle.from_state(s, self.selection).win_probability()
+        odds = Battle.from_state(s, cards).win_probability()
         phase = s.battle_phase
         before = s.kem
         turn = s.turn
-        names = ", ".join(CARDS[k].name for k in self.selection)
+        names = ", ".join(CARDS[k].name for k in cards)
         plan = trial.dice_plan()
         human_const, kzin_const = trial.human_const(), trial.kzin_const()
         rolls = self._roll_battle(trial)
@@ -515,11 +521,12 @@ class KzinSession(GameSession):
         battle = _entry(turn, f"{phase} battle", f"{action} with {names}; "
                         f"{dice_text(plan, rolls, human_const, kzin_const)}", float(odds), verdict)
         said = f"You had {float(odds):.0%} and {verdict} ({lb.human_force} vs {lb.kzin_force})."
+        predicted = None
         if self.guess is not None:
-            self.predictions = [*self.predictions, {"turn": turn, "guess": float(self.guess), "exact": float(odds),
-                                                    "won": bool(lb.humans_won)}]
+            predicted = {"turn": turn, "guess": float(self.guess), "exact": float(odds), "won": bool(lb.humans_won)}
             said += f" You had guessed {self.guess:.0%}."
-        self._settle(trial, before, battle, Notice(said, Level.SUCCESS if lb.humans_won else Level.WARNING))
+        self._settle(trial, before, battle, Notice(said, Level.SUCCESS if lb.humans_won else Level.WARNING),
+                     predicted)
 
     def _decline(self, action: FallBack | Pass) -> None:
         s = self.state
@@ -543,7 +550,8 @@ class KzinSession(GameSession):
             trial.apply_action(outcome)
         return rolls
 
-    def _settle(self, trial: KzinState, marker_before: int, entry: dict, said: Notice) -> None:
+    def _settle(self, trial: KzinState, marker_before: int, entry: dict, said: Notice,
+                predicted: dict[str, Any] | None = None) -> None:
         """Publish a decided turn: ``trial`` is played on to the next decision first, then the state, its log
         and the notice change together, so a view or a worker thread never sees the turn half played."""
         drawn = self._advance(trial)
@@ -552,6 +560,8 @@ class KzinSession(GameSession):
             said = Notice(f"{said.text} {passed}", said.level)
         with param.parameterized.batch_call_watchers(self):
             self.log = [*self.log, entry, *drawn]
+            if predicted is not None:
+                self.predictions = [*self.predictions, predicted]
             self.selection = []
             self.guess = None
             self.state = trial

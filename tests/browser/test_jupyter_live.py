@@ -162,7 +162,7 @@ def test_kzin_card_click_redraws_the_force_distributions(live):
     kzin_tile(live).click()
     try:
         expect(cell.locator(".win")).to_be_visible(timeout=WAIT)  # the click reached the kernel
-        live.wait_changed("forces", before, "Force distributions chart", timeout=10)
+        live.wait_changed("forces", before, "Force distributions chart")
         assert "you win" in live.figure("forces")  # the title gives the chance the odds pane shows
     finally:
         kzin_tile(live).click()  # unselect: the next test starts from the table as dealt

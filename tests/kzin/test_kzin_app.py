@@ -24,6 +24,8 @@ from engine.kzin.cards import CARDS, card
 from engine.kzin.rules import Attack, FallBack, Pass
 from engine.kzin.session import KzinSession
 
+pytestmark = pytest.mark.no_event_loop  # the page's async work runs to the end at once only off a running loop
+
 SEED = 226  # a decline, then an invasion with a Fleet and a Tactics card in play, then a liberation
 
 
@@ -386,3 +388,45 @@ def test_predict_then_see_hides_the_chance_until_a_guess_and_scores_the_guesses(
     other = KzinSession(seed=1)
     other.load(s.save())
     assert other.predictions == s.predictions
+
+
+def test_a_click_made_before_the_game_moved_on_is_refused_not_played_on_the_next_turn(monkeypatch):
+    """A double click on Fall back: the second click was made for the same moment as the first, and must not
+    decline the next turn too. Clicks run on the page's next tick; here that tick is held back by hand."""
+    from apps.kzin import controls
+
+    page = light()
+    s = page.session
+    to_battle(page, "liberation")
+    held = []
+    monkeypatch.setattr(controls.pn.state, "execute", lambda fn, schedule=False: held.append(fn))
+    page.decisions.buttons["pass"].clicks += 1
+    page.decisions.buttons["pass"].clicks += 1  # the second click of a double click, made before the first ran
+    fleet = next(v for v in s.table() if v.selectable and v.type == "H")
+    page.tiles.buttons[page.tiles.shown().index(next(t for t, v in zip(page.tiles.shown(), [
+        v for v in s.table() if v.type in ("H", "T")], strict=True) if v.kind == fleet.kind))].clicks += 1
+    assert len(held) == 3 and s.state.turn == s.state.turn  # nothing has run yet
+    turn, log = s.state.turn, len(s.log)
+    held[0]()
+    assert s.state.turn > turn
+    after = (s.state.to_json(), list(s.selection), len(s.log))
+    held[1]()
+    held[2]()
+    assert (s.state.to_json(), list(s.selection), len(s.log)) == after and len(s.log) > log
+    assert "earlier moment of the game" in s.notice.text
+
+
+def test_predict_then_see_hides_the_advisor_too_until_the_guess():
+    page = light()
+    s = page.session
+    to_battle(page, "liberation")
+    shown = page.advisor._shown
+    assert "Recommended" in page.advisor._show(page.advisor.advice, s.version, False, None)[0].object
+    s.predict = True
+    hidden = page.advisor._show(page.advisor.advice, s.version, True, None)
+    assert "Predict, then see" in hidden.object
+    fleet = next(v for v in s.table() if v.selectable and v.type == "H")
+    page.tiles.click(fleet.kind, fleet.copy)
+    s.guess = 0.3
+    assert isinstance(page.advisor._show(page.advisor.advice, s.version, True, 0.3), pn.Column)
+    assert shown is page.advisor._shown

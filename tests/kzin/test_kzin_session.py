@@ -357,3 +357,27 @@ def test_turns_that_pass_without_a_decision_are_told_at_the_next_one():
         else:
             assert "passed without a decision" not in s.notice.text
     assert told  # seed 5 has such turns (6, 9-10, 14-18, ...)
+
+
+def test_a_refused_advice_play_leaves_the_selection_and_the_guess_as_they_were():
+    s = KzinSession(seed=5, advisor_rollouts=100)
+    assert play_until(s, "liberation")
+    advice, version = s.advice(), s.version
+    fleet = next(c for c in s.table() if c.selectable and c.type == "H")
+    s.select([fleet.kind])
+    s.guess = 0.4
+    assert not s.play_advice(advice, version + 1)
+    assert s.selection == [fleet.kind] and s.guess == 0.4 and s.version == version
+
+
+def test_a_scored_estimate_is_published_with_the_battle_it_scores():
+    s = KzinSession(seed=5, advisor_rollouts=100)
+    assert play_until(s, "liberation")
+    fleet = next(c for c in s.table() if c.selectable and c.type == "H")
+    s.select([fleet.kind])
+    s.guess = 0.4
+    seen = []
+    s.param.watch(lambda e: seen.append((len(e.new), s.version, len(s.log))), ["predictions"])
+    version, log = s.version, len(s.log)
+    assert s.attack()
+    assert seen == [(1, s.version, len(s.log))] and s.version > version and len(s.log) > log
