@@ -213,7 +213,11 @@ def test_seed_5_followed_by_the_advice_to_turn_8(page, serve_app, console_errors
     follow = page.get_by_role("button", name="Follow the advice")
     while s.state.turn < 8 and s.state.phase != "over":
         version, turn = s.version, s.state.turn
-        expect(follow).to_be_enabled(timeout=120_000)  # 4,000 rollouts a state on a shared machine
+        # The advice for this very decision first (4,000 rollouts a state on a shared machine): the button the
+        # browser shows may still be the last decision's for a moment, and a click then is refused, rightly.
+        wait_for(lambda version=version: dash.advisor.ready(dash.advisor.advice, version) is not None, page,
+                 timeout=120)
+        expect(follow).to_be_enabled(timeout=WAIT)
         follow.click()
         until(lambda version=version: s.version > version, page)
         assert s.state.turn > turn or s.state.phase == "over"
