@@ -63,7 +63,7 @@ def _after(play, n_play, discard, n_disc, sel, n_sel, clear, attr, new_play, new
     return kept, m
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)  # not cached: numba's cache of mutually recursive functions crashes on load
 def _end_of_turn(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, n_play, V, tail, attr, rv, options,
                  top):
     """The value of the position after a turn's decision: victory, the deck, then the next known turn (or V)."""
@@ -80,7 +80,7 @@ def _end_of_turn(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, 
                        options, top)
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)  # not cached: numba's cache of mutually recursive functions crashes on load
 def _turn_value(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, n_play, V, tail, attr, rv, options,
                 top):
     """The value of the start of ``turn``: the learned V at the search's depth, else the known card's best option."""
@@ -92,7 +92,7 @@ def _turn_value(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, n
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)  # not cached: numba's cache of mutually recursive functions crashes on load
 def _search(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, n_play, V, tail, attr, rv, options, top):
     """Draw turn ``turn``'s known card and search its options; returns (best value, chosen positions, how many).
 
@@ -166,7 +166,7 @@ def _search(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, n_pla
     return best, sets[chosen, :lens[chosen]].copy(), lens[chosen]
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)  # not cached: numba's cache of mutually recursive functions crashes on load
 def _clairvoyant_game(key, depth, top, V, tail, attr, rv, options, pile_counts, kem):
     """One game from the start with the search at every turn; returns (Humans won, last turn)."""
     fleet_force, base_force = options[1], options[3]
