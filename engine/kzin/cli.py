@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import param
@@ -154,7 +155,7 @@ def _train_expert(args: argparse.Namespace) -> int:
 
     given = {k: getattr(args, k) for k in ("games", "iterations", "vi_iterations", "rate", "seed", "explore")
              if getattr(args, k) is not None}
-    path, logs = train_all(**given)
+    path, logs = train_all(args.out, **given)
     for log in logs:
         print(f"{log.ruling}: win rate by iteration " + ", ".join(_pct(r) for r in log.win_rates)
               + f" ({sum(log.seconds):.0f} s)")
@@ -212,4 +213,5 @@ def register(subparsers: Any) -> None:
     tr.add_argument("--rate", type=float, default=None, help="share of visits backed up in value iteration")
     tr.add_argument("--seed", type=int, default=None, help="random seed")
     tr.add_argument("--explore", type=float, default=None, help="exploration probability")
+    tr.add_argument("--out", type=Path, default=None, help="where to write (default: engine/kzin/expert.npz)")
     tr.set_defaults(func=_guarded(_train_expert))

@@ -154,3 +154,16 @@ def test_the_lessons_tables():
     assert np.allclose(shares, 1.0) and table["decisions"].sum() == len(frame)
     values = value_frame()
     assert len(values) == expert.load_values(make_rules()).size and values["value"].between(0, 1).all()
+
+
+def test_dojo_kzin_train_expert_writes_tables_that_load(tmp_path, capsys):
+    from engine.cli import main
+
+    out = tmp_path / "tables.npz"
+    assert main(["kzin", "train-expert", "--games", "300", "--iterations", "1", "--vi-iterations", "1",
+                 "--seed", "3", "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert expert.stored_settings(out)["games"] == "300"
+    for options in expert.RULINGS.values():
+        assert expert.load_values(make_rules(**options), out).shape == expert.value_shape(make_rules(**options))
+    assert main(["kzin", "train-expert", "--games", "0", "--out", str(out)]) == 2
