@@ -153,7 +153,7 @@ def _sweep(args: argparse.Namespace) -> int:
 def _train_expert(args: argparse.Namespace) -> int:
     from engine.kzin.expert import train_all
 
-    given = {k: getattr(args, k) for k in ("games", "iterations", "vi_iterations", "rate", "seed", "explore")
+    given = {k: getattr(args, k) for k in ("games", "iterations", "vi_iterations", "rate", "seed", "explore", "start")
              if getattr(args, k) is not None}
     path, logs = train_all(args.out, **given)
     for log in logs:
@@ -213,5 +213,6 @@ def register(subparsers: Any) -> None:
     tr.add_argument("--rate", type=float, default=None, help="share of visits backed up in value iteration")
     tr.add_argument("--seed", type=int, default=None, help="random seed")
     tr.add_argument("--explore", type=float, default=None, help="exploration probability")
+    tr.add_argument("--start", choices=("marker", "threshold"), default=None, help="who plays the first round")
     tr.add_argument("--out", type=Path, default=None, help="where to write (default: engine/kzin/expert.npz)")
     tr.set_defaults(func=_guarded(_train_expert))
