@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import param
@@ -203,6 +204,19 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_expert(args: argparse.Namespace) -> int:
+    from engine.kzin.expert import train_all
+
+    given = {k: getattr(args, k) for k in ("games", "iterations", "vi_iterations", "rate", "seed", "explore", "start")
+             if getattr(args, k) is not None}
+    path, logs = train_all(args.out, **given)
+    for log in logs:
+        print(f"{log.ruling}: win rate by iteration " + ", ".join(_pct(r) for r in log.win_rates)
+              + f" ({sum(log.seconds):.0f} s)")
+    print(f"wrote {path}")
+    return 0
+
+
 def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         try:
@@ -258,3 +272,15 @@ def register(subparsers: Any) -> None:
     add_run_options(sw)
     _add_rule_options(sw)
     sw.set_defaults(func=_guarded(_sweep))
+
+    tr = sub.add_parser("train-expert", help="learn the expert's value tables (one per ruling) into engine/kzin",
+                        description="Defaults: engine.kzin.expert.TRAIN_DEFAULTS, the settings of the shipped tables.")
+    tr.add_argument("--games", type=int, default=None, help="games per iteration")
+    tr.add_argument("--iterations", type=int, default=None, help="Monte Carlo iterations (first)")
+    tr.add_argument("--vi-iterations", type=int, default=None, help="fitted value iterations (then)")
+    tr.add_argument("--rate", type=float, default=None, help="share of visits backed up in value iteration")
+    tr.add_argument("--seed", type=int, default=None, help="random seed")
+    tr.add_argument("--explore", type=float, default=None, help="exploration probability")
+    tr.add_argument("--start", choices=("marker", "threshold"), default=None, help="who plays the first round")
+    tr.add_argument("--out", type=Path, default=None, help="where to write (default: engine/kzin/expert.npz)")
+    tr.set_defaults(func=_guarded(_train_expert))

@@ -1,4 +1,4 @@
-"""The named policies: ``all-in``, ``defend-only``, ``never-fight``, ``threshold`` and ``advisor``.
+"""The named policies: ``all-in``, ``defend-only``, ``never-fight``, ``threshold``, ``advisor`` and ``expert``.
 
 A policy decides a whole commitment at once (``commitment(state)``: the card kinds to commit, or
 None to fall back / pass); ``choose`` then plays it out one action at a time through the
@@ -103,9 +103,15 @@ def make_policy(name: str, **params: Any) -> CommitmentPolicy:
         from engine.kzin.advisor import AdvisorPolicy
 
         return AdvisorPolicy(**params)
+    if name == "expert":
+        from engine.kzin.expert import ExpertPolicy
+
+        if params:
+            raise ValueError("the expert policy takes no parameters (its values are learned: dojo kzin train-expert)")
+        return ExpertPolicy()
     classes = {"all-in": AllIn, "defend-only": DefendOnly, "never-fight": NeverFight, "threshold": Threshold}
     if name not in classes:
-        raise ValueError(f"unknown policy {name!r}; choose from {', '.join([*classes, 'advisor'])}")
+        raise ValueError(f"unknown policy {name!r}; choose from {', '.join([*classes, 'advisor', 'expert'])}")
     if params and name != "threshold":
         raise ValueError(f"the {name} policy takes no parameters")
     unknown = set(params) - {"defend", "attack"}
@@ -114,4 +120,4 @@ def make_policy(name: str, **params: Any) -> CommitmentPolicy:
     return classes[name](**params)
 
 
-POLICY_NAMES = ("all-in", "defend-only", "never-fight", "threshold", "advisor")
+POLICY_NAMES = ("all-in", "defend-only", "never-fight", "threshold", "advisor", "expert")

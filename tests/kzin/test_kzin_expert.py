@@ -1,0 +1,169 @@
+"""The expert: legal everywhere, reproducible from its seed, its numba kernel playing the plain engine's games
+card for card, and better than the threshold policy on the same deals and dice."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.core import CHANCE
+from engine.kzin import expert
+from engine.kzin.fast import play as fast_play
+from engine.kzin.policies import Threshold, make_policy
+from engine.kzin.rules import OVER, KzinGame, make_rules
+
+from .kzin_helpers import put_in_play
+
+
+def test_counter_random_numbers_match_in_python_and_numba():
+    for key in (0, 1, 12345678901234567, 2**63 - 2):
+        for turn in (1, 2, 77, 1000):
+            for slot in range(8):
+                assert expert._u53(key, turn, slot) == expert.u53_py(key, turn, slot)
+            for n in (1, 2, 7, 95):
+                i = expert._draw_index(key, turn, n)
+                assert i == expert.draw_index_py(key, turn, n) and 0 <= i < n
+
+
+def test_draws_are_uniform():
+    # 95 cards: the first draw of 60,000 keys lands on each position about equally often (chi-square).
+    keys = expert.game_keys(np.random.default_rng(3), 60_000)
+    counts = np.bincount([expert._draw_index(int(k), 1, 95) for k in keys], minlength=95)
+    chi2 = float(((counts - 60_000 / 95) ** 2 / (60_000 / 95)).sum())
+    assert chi2 < 160  # 94 degrees of freedom: P(chi2 > 160) < 1e-4
+
+
+@pytest.mark.parametrize("ruling", list(expert.RULINGS))
+def test_the_kernel_plays_the_plain_engines_games_card_for_card(ruling):
+    rules = make_rules(**expert.RULINGS[ruling])
+    keys = expert.game_keys(np.random.default_rng(7), 12)
+    for name, policy in (("expert", make_policy("expert")), ("threshold", Threshold(0.3, 0.6))):
+        won, turns = expert.play_keys(keys, name, rules=rules, defend=0.3, attack=0.6)
+        for k, w, t in zip(keys, won, turns, strict=True):
+            assert expert.play_plain(int(k), policy, rules) == (bool(w), int(t)), (ruling, name, int(k))
+
+
+def test_the_kernel_matches_the_plain_engine_from_a_mid_game_state():
+    s = KzinGame().new_initial_state()
+    put_in_play(s, "ARM Defense Force", "Merchant Marine", "Rag Tag Fleet", "Marines", "Human Luck", "Stasis Fields",
+                "Telepathy", "Interstellar Trade", "Reinforcements")
+    s.kem, s.turn = 7, 9
+    keys = expert.game_keys(np.random.default_rng(8), 15)
+    won, turns = expert.play_keys(keys, "expert", state=s)
+    policy = make_policy("expert")
+    kernel = list(zip(won.tolist(), turns.tolist(), strict=True))
+    assert [expert.play_plain(int(k), policy, state=s) for k in keys] == kernel
+
+
+def test_the_expert_is_legal_in_every_state_random_play_reaches():
+    # Random legal play (commits included) through the protocol; at every decision the expert's move is legal.
+    policy = make_policy("expert")
+    rng = np.random.default_rng(4)
+    asked = 0
+    for options in expert.RULINGS.values():
+        game = KzinGame(**options)
+        for _ in range(6):
+            s = game.new_initial_state()
+            while s.phase != OVER:
+                if s.current_player() == CHANCE:
+                    s.apply_action(s.sample_chance(rng))
+                    continue
+                legal = s.legal_actions()
+                assert policy.choose(s) in legal, s.to_dict()
+                asked += 1
+                s.apply_action(legal[int(rng.integers(len(legal)))])
+    assert asked > 200
+
+
+def test_training_is_reproducible_from_its_seed():
+    rules = make_rules()
+    a, log_a = expert.train(rules, games=3000, iterations=2, seed=5)
+    b, log_b = expert.train(rules, games=3000, iterations=2, seed=5)
+    c, _ = expert.train(rules, games=3000, iterations=2, seed=6)
+    assert np.array_equal(a, b) and log_a.win_rates == log_b.win_rates
+    assert not np.array_equal(a, c)
+    assert a.shape == expert.value_shape(rules) and ((0 <= a) & (a <= 1)).all()
+
+
+def test_the_shipped_tables_cover_every_ruling_with_their_settings():
+    settings = expert.stored_settings()
+    assert {k: type(v)(settings[k]) for k, v in expert.TRAIN_DEFAULTS.items()} == expert.TRAIN_DEFAULTS
+    for options in expert.RULINGS.values():
+        V = expert.load_values(make_rules(**options))
+        assert V.shape == expert.value_shape(make_rules(**options))
+        # The chance of winning grows with the marker: on 11 (one win from the Home Worlds) above the middle,
+        # and that above space 2 (one loss from Earth), averaged over the rest of the table.
+        by_kem = V.mean(axis=(1, 2, 3, 4, 5))
+        assert by_kem[-1] > by_kem[len(by_kem) // 2] > by_kem[0]
+        assert (0 <= V).all() and (V <= 1).all()
+    with pytest.raises(ValueError, match="has learned"):
+        expert.load_values(make_rules(kzin_base_force=8))
+
+
+def test_the_expert_beats_threshold_on_the_same_deals_and_dice():
+    keys = expert.game_keys(np.random.default_rng(16), 60_000)
+    we, _ = expert.play_keys(keys, "expert")
+    wt, _ = expert.play_keys(keys, "threshold")
+    d = we.astype(float) - wt.astype(float)
+    low = d.mean() - 1.96 * d.std(ddof=1) / math.sqrt(len(d))
+    assert low > 0, (we.mean(), wt.mean())
+
+
+def test_the_kernels_threshold_is_the_fast_simulators():
+    # Different random streams, the same policy: win rates agree within sampling error.
+    n = 120_000
+    a = expert.play_keys(expert.game_keys(np.random.default_rng(1), n), "threshold")[0].mean()
+    b = fast_play(n, np.random.default_rng(2), "threshold")[0].mean()
+    assert abs(a - b) < 4.5 * math.sqrt(2 * b * (1 - b) / n)
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="expert kernel plays"):
+        expert.play_keys(np.zeros(1, dtype=np.int64), "advisor")
+    with pytest.raises(ValueError, match="no parameters"):
+        make_policy("expert", depth=2)
+    with pytest.raises(ValueError, match="battle decision"):
+        expert.decide(KzinGame().new_initial_state())
+    with pytest.raises(ValueError, match="does not fit"):
+        expert.play_keys(np.zeros(1, dtype=np.int64), "expert", values=np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="at least 1"):
+        expert.train(games=0)
+
+
+def test_the_clairvoyant_beats_the_expert_on_the_same_deals_and_dice():
+    from engine.kzin.clairvoyant import play_clairvoyant
+
+    keys = expert.game_keys(np.random.default_rng(17), 400)
+    wc, tc = play_clairvoyant(keys)
+    assert np.array_equal((wc, tc), play_clairvoyant(keys))  # the deal and the dice come from the keys alone
+    we, _ = expert.play_keys(keys)
+    assert expert.paired(wc, we).low > 0
+
+
+def test_the_lessons_tables():
+    from engine.kzin.expert_lessons import decision_frame, lessons, value_frame
+
+    frame = decision_frame(games=15, seed=3)
+    assert set(frame["choice"]) <= {"decline", "sacrifice", "fight"} and len(frame) > 50
+    fights = frame[frame["choice"] != "decline"]
+    assert fights["battle_odds"].between(0, 1).all() and (fights["fleets_committed"] >= 1).all()
+    table = lessons(frame)
+    shares = table.drop(columns="decisions").sum(axis=1)
+    assert np.allclose(shares, 1.0) and table["decisions"].sum() == len(frame)
+    values = value_frame()
+    assert len(values) == expert.load_values(make_rules()).size and values["value"].between(0, 1).all()
+
+
+def test_dojo_kzin_train_expert_writes_tables_that_load(tmp_path, capsys):
+    from engine.cli import main
+
+    out = tmp_path / "tables.npz"
+    assert main(["kzin", "train-expert", "--games", "300", "--iterations", "1", "--vi-iterations", "1",
+                 "--seed", "3", "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert expert.stored_settings(out)["games"] == "300"
+    for options in expert.RULINGS.values():
+        assert expert.load_values(make_rules(**options), out).shape == expert.value_shape(make_rules(**options))
+    assert main(["kzin", "train-expert", "--games", "0", "--out", str(out)]) == 2
