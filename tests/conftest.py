@@ -132,7 +132,7 @@ def server_errors() -> Iterator[list[str]]:
 
     class Collect(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            errors.append(f"{record.name}: {record.getMessage()}")
+            errors.append(f"{record.name}: {logging.Formatter().format(record)}")  # with its traceback
 
     handler = Collect(level=logging.ERROR)
     root = logging.getLogger()
