@@ -132,6 +132,12 @@ def server_errors() -> Iterator[list[str]]:
 
     class Collect(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
+            import asyncio
+
+            if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+                # A websocket write cancelled with the async view run Panel cancels when a newer move supersedes
+                # it (Panel 1.9.4 cancels the run's task; tornado logs it). The page is unaffected; see issue 11.
+                return
             errors.append(f"{record.name}: {logging.Formatter().format(record)}")  # with its traceback
 
     handler = Collect(level=logging.ERROR)
