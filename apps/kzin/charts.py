@@ -16,7 +16,6 @@ from apps.kzin import views
 from engine.kzin.cards import SPACES
 from engine.kzin.session import KzinSession
 
-PERCENT = NumeralTickFormatter(format="0%")
 NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
 
 
@@ -96,7 +95,8 @@ def forces(session: KzinSession) -> hv.DynamicMap:
     return hv.DynamicMap(pn.bind(draw, session.param.version, session.param.selection, session.param.guess,
                                  session.param.predict)).opts(
         hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
-                        yformatter=PERCENT, ylabel="P(force)", toolbar=None, **_named("forces")),
+                        yformatter=NumeralTickFormatter(format="0%"), ylabel="P(force)", toolbar=None,
+                        **_named("forces")),
         hv.opts.Histogram(framewise=True))
 
 
