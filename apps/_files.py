@@ -26,7 +26,7 @@ from typing import Any
 import panel as pn
 from bokeh.models import CustomJS
 
-from apps._background import page_command, page_document
+from apps.commands import on_page
 from engine.core import serialize
 
 MAX_UPLOAD_BYTES: int = getattr(serialize, "MAX_SAVE_BYTES", 4 * 1024 * 1024)
@@ -101,7 +101,7 @@ class Autosave:
             self.snapshot, saved_at = None, ""
         self.button = pn.widgets.Button(label=f"Resume the last game (saved {saved_at})", margin=(4, 6),
                                         visible=self.snapshot is not None)
-        self.button.on_click(page_command(lambda _event: self.resume(load)))
+        self.button.on_click(on_page(lambda: self.resume(load)))
         session.param.watch(self._write_session, ["version"])
 
     def resume(self, load: Callable[[str], bool]) -> bool:
@@ -166,7 +166,7 @@ class GameFiles:
         self._refused_in_browser = pn.widgets.TextInput(visible=False, css_classes=[self.NOTICE_CLASS])
         self._refused_in_browser.param.watch(self._browser_refused, "value")
         self.autosave = Autosave(game, session, load) if served else None
-        doc = page_document() if served else None
+        doc = pn.state.curdoc if served else None
         if doc is not None:
             doc.js_on_event("document_ready", CustomJS(code=UPLOAD_GUARD, args={
                 "box_class": self.UPLOAD_CLASS, "notice_class": self.NOTICE_CLASS, "limit": MAX_UPLOAD_BYTES}))

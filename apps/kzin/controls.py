@@ -7,7 +7,6 @@ an illegal one with a notice and change nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -15,6 +14,7 @@ import panel as pn
 import param
 
 from apps._files import GameFiles
+from apps.commands import on_page
 from apps.kzin import views
 from engine.core.session import Level, Notice
 from engine.kzin.cards import HUMAN_FLEET, TACTICS
@@ -36,29 +36,6 @@ TILE_CSS = """
   border-color: {colour}; box-shadow: 0 0 0 2px #111827; }}
 :host .bk-btn:disabled {{ opacity: 0.55; background: #f3f4f6; }}
 """
-
-
-def on_page(command: Callable[[], Any], session: KzinSession | None = None) -> Callable[[Any], None]:
-    """A widget's handler that runs ``command`` through ``pn.state.execute(schedule=True)``: on a served page, on
-    its next tick under the document lock, so everything the command changes reaches the page even when Panel
-    delivered the click outside the lock (a click in the moments before the browser has reported the page
-    loaded, when Panel cannot yet send an unlocked change); in a notebook or a test it runs at once.
-
-    With ``session``, the click is for the game as it was when it was made: if the game has moved on by the
-    time it runs (a double click on Fall back), it is refused instead of being played on the next turn."""
-
-    def handler(_event: Any) -> None:
-        version = None if session is None else session.version
-
-        def run() -> None:
-            if session is not None and session.version != version:
-                session.refuse("that click was for an earlier moment of the game: the game had moved on")
-                return
-            command()
-
-        pn.state.execute(run, schedule=True)
-
-    return handler
 
 
 class CardTiles(pn.viewable.Viewer):

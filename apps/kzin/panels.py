@@ -17,8 +17,8 @@ from typing import Any
 import panel as pn
 import param
 
+from apps.commands import on_page
 from apps.kzin import views
-from apps.kzin.controls import on_page
 from engine.kzin.advisor import Advice, advise_until_sure
 from engine.kzin.session import KzinSession, estimate_turn
 
