@@ -38,6 +38,9 @@ SCHEDULER_ENV = "DOJO_SCHEDULER"
 """The environment variable naming a running Dask scheduler (``tcp://host:8786``) for every large run."""
 
 R = TypeVar("R")
+Progress = bool | None | Callable[[int, int], None]
+"""How a run shows its progress: a bar on standard error (True, or None: when it is a terminal), nothing (False),
+or a callable ``progress(done, total)`` in the job's units (games, flicks) after every chunk, for a view."""
 POLL_SECONDS = 0.05
 """How often a cluster run looks at its stop event while no chunk has finished."""
 
@@ -116,8 +119,10 @@ def _call(fn: Callable[..., R], shared: tuple[Any, ...], chunk: tuple[Any, ...])
     return fn(*shared, *chunk)
 
 
-def show_progress(progress: bool | None) -> bool:
-    """A bar when asked, or by default when standard error is a terminal."""
+def show_progress(progress: Progress) -> bool:
+    """A bar when asked, or by default when standard error is a terminal; never for a view's callable."""
+    if callable(progress):
+        return False
     return sys.stderr.isatty() if progress is None else progress
 
 
@@ -130,7 +135,7 @@ def run_chunks(
     workers: int | None = None,
     scheduler: str | None = None,
     small: bool = False,
-    progress: bool | None = None,
+    progress: Progress = None,
     description: str = "",
     unit: str = "games",
     stop: threading.Event | None = None,
@@ -141,7 +146,8 @@ def run_chunks(
     """``fn(*shared, *chunk)`` for every chunk, in the chunks' order, wherever ``plan`` puts the job.
 
     ``weights`` (games per chunk) drive the progress bar; ``on_result(index, result)`` sees each chunk as it
-    finishes (partial results); ``dashboard`` receives the Dask dashboard's address of a local cluster.
+    finishes (partial results); ``progress`` is a bar or a callable (see :data:`Progress`); ``dashboard``
+    receives the Dask dashboard's address of a local cluster.
     ``threads`` > 1 plays an in-process job on that many threads: only for a kernel that releases the GIL.
     """
     if not chunks:
@@ -154,9 +160,15 @@ def run_chunks(
     with tqdm(total=sum(sizes), desc=description or None, unit=unit, disable=not show_progress(progress),
               file=sys.stderr, leave=False, dynamic_ncols=True) as bar:
 
+        total, done = sum(sizes), 0
+
         def finished(i: int, result: Any) -> None:
+            nonlocal done
             results[i] = result
             bar.update(sizes[i])
+            done += sizes[i]
+            if callable(progress):
+                progress(done, total)
             if on_result is not None:
                 on_result(i, result)
 

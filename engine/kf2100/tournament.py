@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from engine.core import Policy, UniformRandomPolicy, make_rng, play_game, wilson_interval
-from engine.core.distributed import chunk_seeds, chunk_sizes, run_chunks
+from engine.core.distributed import Progress, chunk_seeds, chunk_sizes, run_chunks
 from engine.kf2100.bots import CLONE_MASTER, TERMINATORS, HeuristicBot
 from engine.kf2100.data import GRADES
 from engine.kf2100.state import KungFuGame
@@ -94,7 +94,7 @@ def tournament(
     seed: int | None = 0,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: bool | None = False,
+    progress: Progress = False,
     stop: threading.Event | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
     dashboard: Callable[[str], None] | None = None,

@@ -20,7 +20,7 @@ import pandas as pd
 
 from engine.core import Policy, make_rng, play_game, wilson_interval
 from engine.core.analysis import CHUNK
-from engine.core.distributed import chunk_seeds, chunk_sizes, default_workers, run_chunks
+from engine.core.distributed import Progress, chunk_seeds, chunk_sizes, default_workers, run_chunks
 from engine.kzin import fast as fastsim
 from engine.kzin.policies import AllIn, DefendOnly, NeverFight, Threshold, make_policy
 from engine.kzin.rules import KzinGame, make_rules
@@ -165,7 +165,7 @@ def is_small(cells: list[Cell], games: int) -> bool:
 
 
 def play_cells(cells: list[Cell], games: int, seed: int | None, workers: int | None = 1,
-               scheduler: str | None = None, progress: bool | None = False, stop: threading.Event | None = None,
+               scheduler: str | None = None, progress: Progress = False, stop: threading.Event | None = None,
                on_cell: Callable[[int, CellResult], None] | None = None,
                dashboard: Callable[[str], None] | None = None) -> list[CellResult]:
     """Every cell's figures from ``games`` games each, all chunks of all cells in one run.
@@ -235,7 +235,7 @@ def simulate(
     fast: bool | None = None,
     policy_params: Mapping[str, float] | None = None,
     scheduler: str | None = None,
-    progress: bool | None = False,
+    progress: Progress = False,
     stop: threading.Event | None = None,
     **rule_options: Any,
 ) -> SimulationResult:

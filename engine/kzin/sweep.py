@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from engine.core import Policy, wilson_interval
+from engine.core.distributed import Progress
 from engine.kzin.rules import RULE_OPTIONS
 from engine.kzin.simulate import Cell, CellResult, play_cells, prepare
 
@@ -36,7 +37,7 @@ def grid(
     workers: int | None = 1,
     fast: bool | None = None,
     scheduler: str | None = None,
-    progress: bool | None = False,
+    progress: Progress = False,
     stop: threading.Event | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     dashboard: Callable[[str], None] | None = None,
@@ -108,7 +109,7 @@ def sweep(
     fast: bool | None = None,
     policy_params: Mapping[str, float] | None = None,
     scheduler: str | None = None,
-    progress: bool | None = False,
+    progress: Progress = False,
     **other_options: Any,
 ) -> pd.DataFrame:
     """One row per value of rule ``parameter``: win rate with its 95% interval and mean length.

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from engine.core import StateFormatError, load_state, make_rng
-from engine.core.distributed import add_run_options, check_out, dashboard_printer, run_chunks, write_table
+from engine.core.distributed import Progress, add_run_options, check_out, dashboard_printer, run_chunks, write_table
 from engine.zoo.actions import Flick
 from engine.zoo.game import ZooGame, ZooState
 from engine.zoo.odds import (
@@ -66,7 +66,7 @@ def odds_map(
     seed: int | None = 0,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: bool | None = False,
+    progress: Progress = False,
     stop: threading.Event | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
     dashboard: Callable[[str], None] | None = None,

@@ -111,6 +111,18 @@ def test_progress_bar_on_request(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_progress_to_a_view_counts_the_job_in_its_units(capsys, scheduler):
+    for where in ({"workers": 1}, {"scheduler": scheduler}):
+        seen: list[tuple[int, int]] = []
+        dd.run_chunks(divmod, [(7, 2), (9, 4), (5, 5)], weights=[10, 20, 5], progress=lambda d, t, seen=seen:
+                      seen.append((d, t)), **where)
+        done = [d for d, _ in seen]
+        assert [t for _, t in seen] == [35, 35, 35] and done[-1] == 35
+        assert sorted(done) == done  # never goes back
+        assert {b - a for a, b in zip([0, *done[:-1]], done, strict=True)} <= {10, 20, 5}
+    assert capsys.readouterr().err == ""  # a view's callable draws no bar
+
+
 def test_tables_are_written_as_csv_or_refused_as_parquet_without_pyarrow(tmp_path):
     frame = pd.DataFrame({"x": [1, 2], "low": [0.1, 0.2]})
     path = dd.write_table(frame, tmp_path / "t.csv")
