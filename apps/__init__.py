@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-NOT_GAMES = frozenset({"landing", "server"})
+NOT_GAMES = frozenset({"landing", "server", "experiments"})
 
 
 @dataclass(frozen=True)

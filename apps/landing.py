@@ -17,6 +17,10 @@ NO_GAMES = "No game is built yet. Each game appears here as soon as its app exis
 NOTEBOOKS = "The same engines are in the notebooks: run `dojo lab` (or `make lab`) to open JupyterLab on `notebooks/`."
 
 
+EXPERIMENTS = ("### [Experiments](/experiments)\nLarge runs of the games (the Man-Kzin Wars rulings' win rates, Kung "
+               "Fu 2100 bot tournaments, Kung-Fu Zoo odds maps), plotted with their intervals as they come in.")
+
+
 def game_list_markdown(games: Sequence[GameApp]) -> str:
     """The list of games as Markdown, or a plain statement that there is none yet."""
     if not games:
@@ -30,6 +34,7 @@ def create_app(games: Sequence[GameApp] | None = None) -> pn.viewable.Viewable:
     return pn.Column(
         pn.pane.Markdown(f"# {TITLE}\n\n{INTRO}", name="intro"),
         pn.pane.Markdown(game_list_markdown(games), name="games"),
+        pn.pane.Markdown(EXPERIMENTS, name="experiments"),
         pn.pane.Markdown(NOTEBOOKS, name="notebooks", styles={"color": "#555"}),
         name="landing",
         sizing_mode="stretch_width",

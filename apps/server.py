@@ -26,7 +26,12 @@ def routes(games: Sequence[GameApp] | None = None) -> dict[str, Callable[[], Any
     def landing_page() -> Any:  # a plain function: pn.serve calls functions per session, not partials
         return landing.create_app(games)
 
-    table: dict[str, Callable[[], Any]] = {"/": landing_page}
+    def experiments_page() -> Any:
+        from apps import experiments
+
+        return experiments.create_app()
+
+    table: dict[str, Callable[[], Any]] = {"/": landing_page, "experiments": experiments_page}
     for game in games:
         table[game.slug] = game.create_app
     return table
@@ -34,7 +39,8 @@ def routes(games: Sequence[GameApp] | None = None) -> dict[str, Callable[[], Any
 
 def titles(games: Sequence[GameApp]) -> dict[str, str]:
     """The browser tab title of each route (same keys as :func:`routes`)."""
-    return {"/": landing.TITLE, **{g.slug: f"{g.title} · {landing.TITLE}" for g in games}}
+    return {"/": landing.TITLE, "experiments": f"Experiments · {landing.TITLE}",
+            **{g.slug: f"{g.title} · {landing.TITLE}" for g in games}}
 
 
 def can_show() -> bool:

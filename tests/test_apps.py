@@ -58,7 +58,7 @@ def test_the_real_apps_package_lists_every_game_module_and_package_and_nothing_e
     folder = Path(apps.__file__).parent
     sources = {f.stem: f for f in folder.glob("*.py")} | {d.name: d / "__init__.py" for d in folder.iterdir()
                                                           if (d / "__init__.py").is_file()}
-    expected = {name for name, f in sources.items() if name not in {"landing", "server"}
+    expected = {name for name, f in sources.items() if name not in apps.NOT_GAMES
                 and not name.startswith("_") and "def create_app(" in f.read_text()}
     assert "kzin" in expected and (folder / "kzin").is_dir()  # a game may be a package of components
     assert {g.slug for g in discover_games()} == expected
@@ -94,7 +94,7 @@ def test_each_landing_page_is_a_new_object_tree():
 def test_routes_serve_the_landing_page_at_root_and_each_game_at_its_slug(make_package):
     games = discover_games(fake_apps(make_package))
     table = server.routes(games)
-    assert list(table) == ["/", "alpha", "beta", "zebra"]
+    assert list(table) == ["/", "experiments", "alpha", "beta", "zebra"]
     assert table["zebra"] is games[2].create_app
     page = table["/"]()
     assert "Zebra Cup" in page.select(pn.pane.Markdown)[1].object

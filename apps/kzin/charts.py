@@ -13,18 +13,11 @@ import panel as pn
 from bokeh.models import NumeralTickFormatter
 
 from apps.kzin import views
+from apps.plotting import use_bokeh
 from engine.kzin.cards import SPACES
 from engine.kzin.session import KzinSession
 
 NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
-
-
-def use_bokeh() -> None:
-    """Make Bokeh HoloViews' current backend, as ``hv.extension("bokeh")`` does but without sending the notebook
-    any JavaScript (a notebook loads that itself, once, in its own first cell)."""
-    if hv.Store.current_backend != "bokeh" or "bokeh" not in hv.Store.renderers:
-        hv.renderer("bokeh")
-        hv.Store.set_current_backend("bokeh")
 
 
 def _named(name: str) -> dict:

@@ -29,6 +29,11 @@ def test_landing_page_of_the_real_dashboard(page, serve_app, console_errors):
         response = page.goto(url.rstrip("/") + game.path)
         assert response is not None and response.ok, game.slug
         page.wait_for_function(BOKEH_RENDERED)
+    page.goto(url)
+    expect(page.get_by_role("link", name="Experiments")).to_have_attribute("href", "/experiments")
+    page.get_by_role("link", name="Experiments").click()
+    expect(page.get_by_role("button", name="Start")).to_be_visible(timeout=30_000)
+    expect(page).to_have_title("Experiments · Tabletop Dojo")
     assert console_errors == []
 
 
