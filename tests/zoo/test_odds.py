@@ -17,7 +17,7 @@ from engine.zoo.cli import register
 from engine.zoo.constants import FACE_NAMES, arena, face_points
 from engine.zoo.faces import orientation_with_up
 from engine.zoo.game import Die, new_game
-from engine.zoo.odds import AimNoise, flick_odds, odds_grid
+from engine.zoo.odds import AimNoise, flick_odds, flick_odds_progressive, odds_grid
 
 Z999 = 3.2905
 MIXED = "flick C1 from S-dot face=back dir=0.0 speed=0.8"  # into an empty arena: mostly tail, a fifth other faces
@@ -98,6 +98,14 @@ def test_aim_noise_turns_a_sure_shot_into_a_gamble() -> None:
     assert shaky.cage_opponent.high < 0.5 and shaky.cage_opponent.low > 0.1, shaky.summary()
 
 
+def test_the_odds_come_as_a_first_estimate_then_refined_to_the_full_figures() -> None:
+    state, shot = _shot_state()
+    estimates = list(flick_odds_progressive(state, shot, samples=140, seed=5, workers=2, first=20))
+    assert [e.samples for e in estimates] == [20, 120, 140]
+    full = flick_odds(state, shot, samples=140, seed=5, workers=1)
+    assert estimates[-1].to_dict() == full.to_dict()
+
+
 def test_the_odds_do_not_depend_on_the_number_of_workers() -> None:
     state, shot = _shot_state()
     one = flick_odds(state, shot, samples=40, seed=5, workers=1)
@@ -158,7 +166,7 @@ def test_the_bot_takes_the_shot_into_the_cage() -> None:
 
 def test_benchmark_rows() -> None:
     rows = bench_run(quick=True)
-    assert [r[2] for r in rows] == ["flicks/s", "ms", "flicks/s", "ms", "ms", "ms", "ms"]
+    assert [r[2] for r in rows] == ["flicks/s", "ms", "flicks/s", "ms", "ms", "ms", "ms", "ms"]
     assert all(r[1] > 0 for r in rows)
 
 

@@ -186,15 +186,15 @@ class Kit:
                 rim[k] = near
 
 
-KITS: dict[tuple[Params3D, int], Kit] = {}
-LOCK = threading.Lock()
+_LOCAL = threading.local()
+"""Each thread's compiled models (``kits``): a run resets and steps its kit's data, so threads never share one,
+and MuJoCo's step (which releases the GIL) runs on several threads at once."""
 
 
 def _after_fork_in_child() -> None:
-    """A forked process (the odds' workers) starts with its own lock and its own models."""
-    global KITS, LOCK
-    KITS = {}
-    LOCK = threading.Lock()
+    """A forked process (the odds' workers) starts with its own models."""
+    global _LOCAL
+    _LOCAL = threading.local()
 
 
 if hasattr(os, "register_at_fork"):
@@ -202,7 +202,11 @@ if hasattr(os, "register_at_fork"):
 
 
 def kit_for(p: Params3D, n: int) -> Kit:
-    kit = KITS.get((p, n))
+    """This thread's compiled model for ``n`` dice, built on first use."""
+    kits: dict[tuple[Params3D, int], Kit] | None = getattr(_LOCAL, "kits", None)
+    if kits is None:
+        kits = _LOCAL.kits = {}
+    kit = kits.get((p, n))
     if kit is None:
-        kit = KITS[(p, n)] = Kit(p, n)
+        kit = kits[(p, n)] = Kit(p, n)
     return kit

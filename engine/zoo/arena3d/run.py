@@ -105,15 +105,14 @@ def simulate(
     if not ids:
         return SimResult(dice={})
     offset = float(rng.normal(0.0, p.strike_jitter)) if launch is not None and p.strike_jitter > 0 else 0.0
-    with _model.LOCK:
-        kit = _model.kit_for(p, len(ids))
-        return _Run(kit, ids, dice, launch, offset, record, must_tumble).run()
+    kit = _model.kit_for(p, len(ids))  # this thread's own
+    return _Run(kit, ids, dice, launch, offset, record, must_tumble).run()
 
 
 def prepared(dice: list[DieBody], launch: Launch | None, params: Params3D | None = None, offset: float = 0.0
              ) -> tuple[mujoco.MjModel, mujoco.MjData, list[int]]:
     """The model and data set up for a run, not stepped, and the dof address of each die (the launched die
-    first): for calibration that needs every step's velocities. Shares the cached model, so not thread-safe."""
+    first): for calibration that needs every step's velocities. The thread's cached model, reset by its next run."""
     p = params or default_params()
     ids = ([launch.die] if launch is not None else []) + [d.id for d in dice]
     kit = _model.kit_for(p, len(ids))
