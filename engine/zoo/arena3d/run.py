@@ -96,7 +96,9 @@ def simulate(
 
     ``dice`` lie at rest where they are; ``launch`` (if any) strikes one more die. A flicked die that did
     not tumble ends feet-up (the FAQ) when ``must_tumble``. ``record`` collects frames at ``frame_rate``:
-    ``{"t": s, "dice": {id: [x, y, yaw, face, z, qw, qx, qy, qz]}}`` (mm, radians).
+    ``{"t": s, "dice": {id: [x, y, yaw, face, z, qw, qx, qy, qz]}}`` (mm, radians; the face is the one most
+    nearly up at that moment), plus a frame as each hit begins; a die caged or out moves from ``dice`` to
+    ``"gone"`` (same pose list) after its last frame in play.
     """
     p = params or default_params()
     ids = ([launch.die] if launch is not None else []) + [d.id for d in dice]
