@@ -755,6 +755,7 @@ class ZooState(State):
         if rail_rule and result.rail_before_strike is False:
             self.dice = before
             self.dice[f.die].status = "out"
+            self.dice[f.die].z = self.dice[f.die].quat = None
             last["foul"] = True
             last["events"].append(
                 f"foul: {f.die} struck before touching a rail on {g.player_name(p)}'s first flick; "
@@ -1076,7 +1077,10 @@ class ZooState(State):
         for d, die in self.dice.items():
             if die.status != "arena":
                 continue
-            if not (lo <= die.x <= hi and lo <= die.y <= hi):
+            # A die set down by hand lies flat, its centre at least (nearly) half an edge from the walls; one the
+            # physics left (with its 3-D pose) may lean over a rail's edge, its centre anywhere inside the rails.
+            low, high = (lo, hi) if die.quat is None else (0.0, a.size)
+            if not (low <= die.x <= high and low <= die.y <= high):
                 raise StateFormatError(f"{d} lies outside the arena")
             hole = a.over_hole(die.x, die.y)
             if hole is not None:

@@ -89,7 +89,7 @@ def _long_shot_state():
 
 def test_aim_noise_turns_a_sure_shot_into_a_gamble() -> None:
     """Flicked as aimed at 2.3 m/s (the strike's small sideways offset the only chance), the shot cages the Elephant
-    almost always; the default human hand makes it a gamble (the two 95% intervals far apart)."""
+    most of the time (about 85%); the default human hand makes it a gamble (the two 95% intervals far apart)."""
     state, shot = _long_shot_state()
     shot = shot.with_aim(shot.direction, 2.3)
     sure = flick_odds(state, shot, noise=AimNoise(0.0, 0.0), samples=60, seed=0, workers=1)
