@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from engine.zoo.arena3d import launch_point
 from engine.zoo.constants import arena, constants
-from engine.zoo.physics import launch_point
 from engine.zoo.session import DRAG_MM_PER_M_S, ZooSession
 
 TEAM_COLOURS = {"crocodile": "#15803d", "elephant": "#2563eb", "gorilla": "#b45309", "zebra": "#334155"}

@@ -19,10 +19,10 @@ import numpy as np
 
 from engine.core import Action, Policy, State
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility
+from engine.zoo.arena3d import RAILS, launch_point
 from engine.zoo.constants import FACE_UP, STUNNED, arena, constants
 from engine.zoo.game import ZooState
 from engine.zoo.odds import AimNoise, FlickOdds, noisy_jobs, run_samples, summarise
-from engine.zoo.physics import RAILS, launch_point
 
 
 @dataclass(frozen=True)

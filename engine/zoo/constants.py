@@ -1,6 +1,6 @@
 """The DESIGN tables of Kung-Fu Zoo, read from the package's data files (never literals in the logic).
 
-``constants.toml`` holds arena, dice, friction, restitution, flick limits, the tumble model and aim noise;
+``constants.toml`` holds arena, dice, friction, restitution, flick limits, the 3-D arena ([arena3d]) and aim noise;
 ``faces.csv`` the faces with their points; ``abilities.csv`` the four teams' once-per-round abilities.
 """
 

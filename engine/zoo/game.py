@@ -1,8 +1,23 @@
 """Kung-Fu Zoo on the core protocol: Cage Battle, Points Battle, All Valley and the 3-4 player variants.
 
-Chance is SAMPLED: a flick's outcome (extra jitter of an eyes-closed or off-hand flick, the tumbles at
-launch and on hits) is drawn inside ``apply_action`` from the state's own generator, which is saved and
+Chance is SAMPLED: a flick's outcome (extra jitter of an eyes-closed or off-hand flick, the sideways offset
+of the finger's strike) is drawn inside ``apply_action`` from the state's own generator, which is saved and
 cloned with the state, so a seed reproduces a game and a clone applying the same flick gets the same result.
+Every flick runs on the 3-D arena (``engine.zoo.arena3d``, MuJoCo), deterministic on one machine; each die in
+the arena keeps the exact pose the physics left it in (``Die.z``, ``Die.quat``), so a saved battle replays.
+
+Rulings of the 3-D arena (``arena3d``'s docstring states them in full):
+
+* A die's face is the one pointing most nearly up, also for a die at rest leaning on a rail or on another
+  die; such a die stays as it leans (its height and 3-D orientation are kept) until something moves it.
+* A flicked die that did not roll over an edge (a tip that falls back is not a roll) is turned feet-up where
+  it lies (the FAQ).
+* A die is flicked from the rail top at the dot (or its spot on the rail), so a die lying in the arena at that
+  spot is struck at once, never passed through; should it overlap a die leaning over the rail's edge, it is
+  set down at the nearest free point along the rail.
+* Player 2's rail-first rule counts only a rail touched after the flicked die has left its start.
+* A die whose centre ends over a hole is caged there (a die leaning over a cage would fall in).
+* A Chest Pound turns the Gorilla flat and back-up where it lies, at its height.
 
 Rulings where the seed is silent (ours, stated so they can be checked):
 
@@ -47,6 +62,8 @@ from engine.core.protocol import malformed
 from engine.core.rng import clone_rng, make_rng, rng_state
 from engine.core.serialize import check_schema, checked_rng, quote
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility, ZooAction
+from engine.zoo.arena3d import RAILS, DieBody, Launch, SimResult, face_up, launch_point, simulate, snap
+from engine.zoo.arena3d.pose import quat_mat
 from engine.zoo.constants import (
     FACE_NAMES,
     FACE_UP,
@@ -59,7 +76,10 @@ from engine.zoo.constants import (
     faces,
 )
 from engine.zoo.faces import orientation_with_up, up_face
-from engine.zoo.physics import RAILS, DieBody, Launch, SimResult, launch_point, simulate
+
+STATE_VERSION = 2
+"""The saved battle's format: 2 since the 3-D arena (each die's height and 3-D pose). A battle saved in format 1
+(the 2-D arena) is refused: its flicks would not replay on the new physics."""
 
 MODES = ("cage", "points")
 STATUSES = ("hand", "reserve", "arena", "caged", "out", "unused")
@@ -82,10 +102,15 @@ _Coordinate = Annotated[float, msgspec.Meta(ge=-1e6, le=1e6)]
 _Count = Annotated[int, msgspec.Meta(ge=0, le=10_000)]
 _Hole = Literal["SW", "SE", "NE", "NW"]
 _Text = Annotated[str, msgspec.Meta(max_length=200)]
+_Height = Annotated[float, msgspec.Meta(ge=-100.0, le=200.0)]
+_Unit = Annotated[float, msgspec.Meta(ge=-1.0, le=1.0)]
+_MM = r"[+-]?[0-9]{1,4}(?:\.[0-9]{1,6})?"
 EVENT = re.compile(
-    f"{_DIE_ID} hopped out over the [NESW] rail at [0-9]{{1,3}}\\.[0-9]{{2}} m/s"
+    f"{_DIE_ID} left the arena over the [NESW] rail"
     f"|{_DIE_ID} fell into the (?:SW|SE|NE|NW) cage"
     f"|{_DIE_ID} did not tumble and is turned feet-up"
+    f"|{_DIE_ID} is set down {_MM} mm along the [NESW] rail: its spot was taken"
+    f"|stopped after {_MM} s with dice still moving"
     f"|foul: {_DIE_ID} struck before touching a rail on P[1-4] \\((?:{'|'.join(t.capitalize() for t in TEAMS)})\\)'s "
     f"first flick; the arena is put back and {_DIE_ID} is out for the round")
 """Every event line the physics and the rules write (a saved battle's events hold nothing else)."""
@@ -140,7 +165,8 @@ class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
     pending: Annotated[list[tuple[_Player, _Die, Literal["head", "any"]]], msgspec.Meta(max_length=16)]
     resume: tuple[_Player, bool] | None
     dice: dict[_Die, tuple[_Player, Annotated[str, msgspec.Meta(max_length=20)], _Coordinate, _Coordinate, _Coordinate,
-                           Annotated[int, msgspec.Meta(ge=0, le=23)]]]
+                           Annotated[int, msgspec.Meta(ge=0, le=23)], _Height | None,
+                           tuple[_Unit, _Unit, _Unit, _Unit] | None]]
     last: _LastFirst | _LastPass | _LastFlick | _LastPlace | _LastAbility | None
 
 
@@ -154,6 +180,8 @@ class _RulesFile(msgspec.Struct, forbid_unknown_fields=True):
 
 
 MAX_FACE_POINTS = max(f.points for f in faces())
+MAX_HEIGHT = 4 * float(constants()["die"]["edge"])
+"""The highest a die's centre can rest (mm): on a rail, or on dice leaning on each other."""
 REST_CLEARANCE = 0.75
 """Two dice at rest never have centres closer than this many die edges (they would overlap: squares of edge e
 touch at e at the closest; the physics' contact slop is far below the quarter edge this allows)."""
@@ -161,7 +189,13 @@ touch at e at the closest; the physics' contact slop is far below the quarter ed
 
 @dataclass
 class Die:
-    """One animal die: its owner, where it is, and (in the arena) its pose and 3D orientation."""
+    """One animal die: its owner, where it is, and (in the arena) its pose and 3D orientation.
+
+    ``angle`` (yaw) and ``orientation`` (one of the 24 of ``faces.rotations``) are the flat pose nearest to the
+    die's; ``z`` (mm, its centre's height) and ``quat`` (w, x, y, z) its exact pose where the physics left it
+    (leaning on a rail or another die, or lying on one). Without them (a die placed by hand) it lies flat on the
+    floor, turned by ``angle``.
+    """
 
     owner: int
     status: str
@@ -169,16 +203,23 @@ class Die:
     y: float = 0.0
     angle: float = 0.0
     orientation: int = 0
+    z: float | None = None
+    quat: tuple[float, float, float, float] | None = None
 
     @property
     def face(self) -> str:
         return up_face(self.orientation)
 
     def copy(self) -> Die:
-        return Die(self.owner, self.status, self.x, self.y, self.angle, self.orientation)
+        return Die(self.owner, self.status, self.x, self.y, self.angle, self.orientation, self.z, self.quat)
 
     def to_list(self) -> list[Any]:
-        return [self.owner, self.status, self.x, self.y, self.angle, self.orientation]
+        return [self.owner, self.status, self.x, self.y, self.angle, self.orientation, self.z,
+                None if self.quat is None else list(self.quat)]
+
+    def body(self, die_id: str) -> DieBody:
+        """The die for the physics, in its exact pose when known."""
+        return DieBody(die_id, self.x, self.y, self.angle, self.orientation, self.z, self.quat)
 
 
 class ZooGame(Game):
@@ -191,7 +232,7 @@ class ZooGame(Game):
     """
 
     info: ClassVar[GameInfo] = GameInfo(
-        "kung-fu-zoo", "Kung-Fu Zoo", 2, ChanceMode.SAMPLED, Information.PERFECT, -1.0, 1.0, 1, None
+        "kung-fu-zoo", "Kung-Fu Zoo", 2, ChanceMode.SAMPLED, Information.PERFECT, -1.0, 1.0, STATE_VERSION, None
     )
     action_type = ZooAction
 
@@ -232,7 +273,8 @@ class ZooGame(Game):
         self.starting_player = starting_player
         # The player count is a rule option: each game has its own info (Game.info is typed a ClassVar).
         self.info = GameInfo(  # type: ignore[misc]
-            "kung-fu-zoo", "Kung-Fu Zoo", players, ChanceMode.SAMPLED, Information.PERFECT, -1.0, 1.0, 1, None
+            "kung-fu-zoo", "Kung-Fu Zoo", players, ChanceMode.SAMPLED, Information.PERFECT, -1.0, 1.0, STATE_VERSION,
+            None,
         )
         letters = [abilities_letter(t) for t in teams]
         self.die_ids: tuple[str, ...] = tuple(f"{letter}{k}" for letter in letters for k in range(1, 5))
@@ -675,7 +717,8 @@ class ZooState(State):
         speed = f.speed if speed is None else speed
         die = self.dice[f.die]
         if f.rail == "here":
-            return Launch(f.die, die.x, die.y, math.radians(direction), speed * 1000.0, die.orientation)
+            return Launch(f.die, die.x, die.y, math.radians(direction), speed * 1000.0, die.orientation,
+                          angle=die.angle)
         along = arena().size / 2 if f.along is None else f.along
         x, y, normal = launch_point(f.rail, along)
         heading = normal + math.radians(direction)
@@ -698,11 +741,9 @@ class ZooState(State):
             self.spent[p] = True
         launch = self.launch_of(f, direction, speed)
         before = {d: die.copy() for d, die in self.dice.items()}
-        others = [
-            DieBody(d, die.x, die.y, die.angle, die.orientation)
-            for d, die in self.dice.items() if die.status == "arena" and d != f.die
-        ]
+        others = [die.body(d) for d, die in self.dice.items() if die.status == "arena" and d != f.die]
         result = simulate(others, launch, self.rng, record=record)
+        _cage_dice_over_holes(result)
         rail_rule = self.rail_rule == p
         if rail_rule:
             self.rail_rule = None
@@ -714,6 +755,7 @@ class ZooState(State):
         if rail_rule and result.rail_before_strike is False:
             self.dice = before
             self.dice[f.die].status = "out"
+            self.dice[f.die].z = self.dice[f.die].quat = None
             last["foul"] = True
             last["events"].append(
                 f"foul: {f.die} struck before touching a rail on {g.player_name(p)}'s first flick; "
@@ -724,6 +766,9 @@ class ZooState(State):
         for d, body in result.dice.items():
             die = self.dice[d]
             die.status, die.x, die.y, die.angle, die.orientation = "arena", body.x, body.y, body.angle, body.orientation
+            die.z, die.quat = body.z, body.quat
+        for d in (*result.caged, *result.left):
+            self.dice[d].z = self.dice[d].quat = None
         for d in result.caged:
             self.dice[d].status = "caged"
         opp_caged = [d for d in result.caged if self.dice[d].owner != p]
@@ -752,6 +797,7 @@ class ZooState(State):
         die = self.dice[die_id]
         die.status, die.x, die.y, die.angle = "arena", pl.x, pl.y, 0.0
         die.orientation = orientation_with_up(pl.face)
+        die.z = die.quat = None  # set down flat on the floor
         self.last = {"kind": "place", "player": owner, "place": str(pl)}
         if self.pending:
             self.to_move = self.pending[0][0]
@@ -766,6 +812,7 @@ class ZooState(State):
         if u.key == "chest-pound":
             die = self.dice[u.target]
             die.orientation = orientation_with_up("back")
+            die.quat = None  # turned flat and back-up where it lies, at its height (on another die it stays there)
         elif u.key == "dust-kick":
             self.dust[int(u.target[1]) - 1] = True
         self.last = {"kind": "ability", "player": p, "ability": str(u)}
@@ -931,6 +978,10 @@ class ZooState(State):
     def from_dict(cls, game: ZooGame, data: dict[str, Any]) -> ZooState:
         """A saved battle, refused unless play could have reached it: the schema checks every field's type and
         range, then the dice, scores, placements and the last move are checked against the battle's rules."""
+        dice_rows = data.get("dice") if isinstance(data, dict) else None
+        if isinstance(dice_rows, dict) and any(isinstance(v, list) and len(v) == 6 for v in dice_rows.values()):
+            raise StateFormatError("this battle was saved by the 2-D arena (format 1): its dice have no height or "
+                                   "3-D pose and its flicks do not replay on the 3-D physics; start a new battle")
         check_schema(data, _StateFile, "the saved battle is damaged")
         n = game.players
         s = cls(game, checked_rng(data["rng"]))
@@ -953,14 +1004,17 @@ class ZooState(State):
         if game.multiplayer:
             allowed.add("reserve" if game.mode == "cage" else "unused")
         for d in game.die_ids:
-            owner, status, x, y, angle, orientation = dice[d]
+            owner, status, x, y, angle, orientation, z, quat = dice[d]
             if owner != game.owner_of[d]:
                 raise StateFormatError(f"{d} belongs to player {game.owner_of[d] + 1}")
             if status not in STATUSES:
                 raise StateFormatError(f"{d} has unknown status {quote(status)}")
             if status not in allowed:
                 raise StateFormatError(f"{d} cannot be {status} in a {game.title()}")
-            s.dice[d] = Die(owner, status, float(x), float(y), float(angle), orientation)
+            q = None if quat is None else tuple(float(v) for v in quat)
+            s.dice[d] = Die(owner, status, float(x), float(y), float(angle), orientation,
+                            None if z is None else float(z), q)  # type: ignore[arg-type]
+            _check_pose(d, s.dice[d])
         s._check_arena()
         s.pending = []
         for owner, die_id, rule in data["pending"]:
@@ -1023,13 +1077,18 @@ class ZooState(State):
         for d, die in self.dice.items():
             if die.status != "arena":
                 continue
-            if not (lo <= die.x <= hi and lo <= die.y <= hi):
+            # A die set down by hand lies flat, its centre at least (nearly) half an edge from the walls; one the
+            # physics left (with its 3-D pose) may lean over a rail's edge, its centre anywhere inside the rails.
+            low, high = (lo, hi) if die.quat is None else (0.0, a.size)
+            if not (low <= die.x <= high and low <= die.y <= high):
                 raise StateFormatError(f"{d} lies outside the arena")
             hole = a.over_hole(die.x, die.y)
             if hole is not None:
                 raise StateFormatError(f"{d} rests over the {hole} cage (it would have fallen in)")
+            z = edge / 2 if die.z is None else die.z
             for e, other in placed:
-                if math.hypot(die.x - other.x, die.y - other.y) < edge * REST_CLEARANCE:
+                oz = edge / 2 if other.z is None else other.z
+                if math.dist((die.x, die.y, z), (other.x, other.y, oz)) < edge * REST_CLEARANCE:
                     raise StateFormatError(f"{d} and {e} overlap")
             placed.append((d, die))
 
@@ -1063,6 +1122,40 @@ class ZooState(State):
         if kind == "flick" and not all(math.isfinite(last[k]) for k in ("direction", "speed")):
             raise StateFormatError("the last flick's aim is not a number")
         return _copy_json(last)
+
+
+def _check_pose(d: str, die: Die) -> None:
+    """A die's 3-D pose as the physics leaves it: only in the arena, a unit quaternion whose up face and yaw are
+    the die's face and angle, its height above the floor."""
+    if die.status != "arena":
+        if die.z is not None or die.quat is not None:
+            raise StateFormatError(f"{d} is {die.status} and has a pose in the arena")
+        return
+    if die.z is not None and not 0.0 <= die.z <= MAX_HEIGHT:
+        raise StateFormatError(f"{d} rests {die.z:g} mm above the floor (0-{MAX_HEIGHT:g} mm)")
+    if die.quat is None:
+        return
+    if die.z is None:
+        raise StateFormatError(f"{d} has a 3-D orientation but no height")
+    q = np.array(die.quat)
+    if abs(float(q @ q) - 1.0) > 1e-6:
+        raise StateFormatError(f"{d}'s orientation is not a rotation (its quaternion is not of length 1)")
+    r = quat_mat(q)
+    yaw, _ = snap(r)
+    if face_up(r) != die.face or abs(_wrap_degrees(math.degrees(yaw - die.angle))) > 1e-3:
+        raise StateFormatError(f"{d}'s 3-D orientation does not show its face {die.face} at its angle")
+
+
+def _cage_dice_over_holes(result: SimResult) -> None:
+    """Our ruling for a die that comes to rest (leaning, or on another die) with its centre over a hole: it is
+    caged in that hole, as a die whose centre passes over one falls in (the saved battle never holds one)."""
+    a = arena()
+    for d, body in list(result.dice.items()):
+        hole = a.over_hole(body.x, body.y)
+        if hole is not None:
+            del result.dice[d]
+            result.caged[d] = hole
+            result.events.append(f"{d} fell into the {hole} cage")
 
 
 def _copy_json(obj: Any) -> Any:

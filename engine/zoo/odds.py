@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -169,7 +170,12 @@ def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], wo
     if workers < 1:
         raise ValueError("workers must be at least 1")
     chunks = [(jobs[i:i + SAMPLE_CHUNK],) for i in range(0, len(jobs), SAMPLE_CHUNK)]
-    parts = run_chunks(play_samples, chunks, shared=(state,), workers=workers, small=len(jobs) <= SMALL_SAMPLES)
+    # A small batch runs in this process, on ``workers`` threads: MuJoCo's step releases the GIL.
+    size = min(SAMPLE_CHUNK, max(1, math.ceil(len(jobs) / workers)))
+    if len(jobs) <= SMALL_SAMPLES and workers > 1:
+        chunks = [(jobs[i:i + size],) for i in range(0, len(jobs), size)]
+    parts = run_chunks(play_samples, chunks, shared=(state,), workers=workers, small=len(jobs) <= SMALL_SAMPLES,
+                       threads=workers)
     return [smp for part in parts for smp in part]
 
 
@@ -236,6 +242,30 @@ def flick_odds(state: ZooState, flick: Flick | str, noise: AimNoise | None = Non
         raise ValueError("samples must be at least 1")
     jobs = noisy_jobs(flick, noise, samples, make_rng(seed))
     return summarise(flick, noise, run_samples(state, jobs, workers))
+
+
+FIRST_SAMPLES = 40
+"""Samples of the first estimate ``flick_odds_progressive`` gives (about a tenth of a second of physics)."""
+
+
+def flick_odds_progressive(state: ZooState, flick: Flick | str, noise: AimNoise | None = None, samples: int = 500,
+                           seed: int | None = 0, workers: int | None = None, first: int = FIRST_SAMPLES
+                           ) -> Iterator[FlickOdds]:
+    """The odds of ``flick_odds`` as they come: a first estimate from ``first`` samples, then one after each
+    further ``SAMPLE_CHUNK`` samples; the last is ``flick_odds``'s result for the same arguments exactly (the
+    same noisy flicks with the same seeds, drawn up front)."""
+    flick = _check(state, flick)
+    noise = noise or AimNoise()
+    if samples < 1 or first < 1:
+        raise ValueError("samples and first must be at least 1")
+    jobs = noisy_jobs(flick, noise, samples, make_rng(seed))
+    done: list[Sample] = []
+    start, step = 0, min(first, samples)
+    while start < samples:
+        done += run_samples(state, jobs[start:start + step], workers)
+        start += step
+        step = SAMPLE_CHUNK
+        yield summarise(flick, noise, done)
 
 
 def odds_grid(state: ZooState, flick: Flick | str, directions: list[float] | np.ndarray,

@@ -6,9 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.zoo import game as game_module
+from engine.zoo.arena3d import DieBody, Launch, SimResult
 from engine.zoo.faces import orientation_with_up
 from engine.zoo.game import Die, ZooState, new_game
-from engine.zoo.physics import DieBody, Launch, SimResult
 
 SPOTS = [(60.0 + 45.0 * (k % 5), 70.0 + 45.0 * (k // 5)) for k in range(16)]
 

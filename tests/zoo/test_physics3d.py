@@ -6,6 +6,7 @@ numerical integration), never read back from the module under test.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mujoco
@@ -45,7 +46,8 @@ def test_a_push_without_spin_slides_v2_over_2_mu_g_and_keeps_its_face(speed: flo
     r = simulate([], Launch("A", 30.0, 150.0, 0.0, speed * 1000, orientation_with_up("back"), strike=0.0), rng(),
                  params=NO_JITTER, must_tumble=False)
     theory = (speed * 1000) ** 2 / (2 * MU * G)
-    assert abs((r.dice["A"].x - 30.0) / theory - 1) < 0.01, (r.dice["A"].x - 30.0, theory)
+    # Within 2% (0.5 mm on the shortest slide): the 2 ms step stops a slide up to a step's travel early.
+    assert abs((r.dice["A"].x - 30.0) / theory - 1) < 0.02, (r.dice["A"].x - 30.0, theory)
     assert abs(r.dice["A"].y - 150.0) < 0.5
     assert r.dice["A"].face == "back" and not r.tumbled
 
@@ -78,8 +80,9 @@ def test_a_die_at_rest_that_nothing_hits_never_changes() -> None:
 
 
 def test_soft_flicks_keep_their_face_more_often_than_a_fair_die() -> None:
-    out = cal.soft_flicks(n=60)
-    assert out["landed"] == 60
+    """About a quarter keep it (0.25 measured): 200 flicks put the 95% interval's low end above 1/6."""
+    out = cal.soft_flicks(n=200)
+    assert out["landed"] == 200
     assert out["low"] > 1 / 6, out
 
 
@@ -164,7 +167,7 @@ def test_a_die_never_goes_through_the_floor_or_a_rail() -> None:
                      record=True, params=p)
         reach = arena().hole_radius + EDGE * math.sqrt(2) / 2  # nearer a hole's centre a die can tip into it
         for f in r.frames:
-            fx, fy, _, _, fz = f["dice"]["A"][:5]
+            fx, fy, _, _, fz = {**f["dice"], **f.get("gone", {})}["A"][:5]
             inside = 0 < fx < 300 and 0 < fy < 300
             by_hole = any(math.hypot(fx - hx, fy - hy) < reach for hx, hy in arena().holes.values())
             if inside and not by_hole:
@@ -328,3 +331,20 @@ def test_the_animation_shows_each_hit_with_the_dice_touching() -> None:
     assert min(gaps) < EDGE * 1.05, min(gaps)  # centres an edge apart or closer: faces in contact
     times = [f["t"] for f in r.frames]
     assert times == sorted(times)
+
+
+def test_a_caged_die_leaves_the_frames_as_it_falls_and_yaw_turns_the_short_way() -> None:
+    """The page reads a die in ``dice`` as in play: a caged die is there until its centre drops below the
+    floor, then in ``gone``; between frames a die's yaw changes by less than an eighth of a turn."""
+    hx, hy = arena().holes["SW"]
+    x, y, _ = launch_point("S", hx + 5.0)
+    heading = math.atan2(hy - y, hx - x)
+    r = simulate([], Launch("A", x, y, heading, 600.0, orientation_with_up("head"), strike=0.0), rng(),
+                 params=NO_JITTER, record=True, must_tumble=False)
+    assert r.caged == {"A": "SW"}, (r.caged, r.dice)
+    shown = [("A" in f["dice"]) for f in r.frames]
+    k = shown.index(False)
+    assert all(shown[:k]) and not any(shown[k:]) and all("A" in f["gone"] for f in r.frames[k:])
+    assert r.frames[k]["gone"]["A"][4] < 0 <= r.frames[k - 1]["dice"]["A"][4]
+    yaws = [{**f["dice"], **f.get("gone", {})}["A"][2] for f in r.frames]
+    assert max(abs(b - a) for a, b in itertools.pairwise(yaws)) < math.pi / 4

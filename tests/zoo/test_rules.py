@@ -374,7 +374,8 @@ def test_crocodile_ambush_from_any_point_whatever_its_face(monkeypatch) -> None:
     script = Script(monkeypatch)
     refused(s, "flick C1 from E@100.0 face=back dir=0.0 speed=1.0", "Ambush")
     s.apply_action("flick C1 from E@100.0 face=back dir=0.0 speed=1.0 ability")
-    assert (script.launches[-1].x, script.launches[-1].y) == pytest.approx((300 - 9.5, 100.0))
+    # set on the east rail's top at 100 mm, half an edge and the launch gap beyond the playfield's edge
+    assert (script.launches[-1].x, script.launches[-1].y) == pytest.approx((300 + 9.5, 100.0))
     s.apply_action("flick E1 from S-dot face=head dir=0.0 speed=1.0")
     refused(s, "flick C2 from E@100.0 face=back dir=0.0 speed=1.0 ability", "only a face-up")
 

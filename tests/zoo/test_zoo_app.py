@@ -34,11 +34,11 @@ def test_click_a_die_and_a_dot_drag_the_aim_and_commit() -> None:
     s = d.session
     assert d.tap(*za.bench_xy(0, 1)) and s.die == "C2"
     assert d.tap(-10.0, 150.0) and s.spot == "W-dot"
-    assert d._src["launch"].data["x"] == [9.5] and d._src["dots"].data["x"]  # the die set on the dot
-    d.pan_start(9.5, 150.0)
-    assert d.pan_end(109.5, 150.0) and (s.direction, s.speed) == (0.0, 1.0)
+    assert d._src["launch"].data["x"] == [-9.5] and d._src["dots"].data["x"]  # the die set on the rail top at the dot
+    d.pan_start(-9.5, 150.0)
+    assert d.pan_end(90.5, 150.0) and (s.direction, s.speed) == (0.0, 1.0)
     aim = d._src["aim"].data
-    assert aim["x0"] == [9.5] and aim["x1"] == [pytest.approx(109.5)]  # the arrow: 10 cm a metre a second
+    assert aim["x0"] == [-9.5] and aim["x1"] == [pytest.approx(90.5)]  # the arrow: 10 cm a metre a second
     assert not d._commit.disabled
     assert d.commit()
     assert not d.animating  # no browser: the flick is shown at once

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
@@ -58,8 +59,10 @@ from engine.zoo.session import ZooSession  # noqa: E402
 PAYLOAD = "<img src=x onerror=alert(1)>"
 
 
+@functools.cache
 def _played_session(mode="cage"):
-    """A battle a few flicks in, with dice in the arena and a log of moves and events."""
+    """A battle a few flicks in, with dice in the arena and a log of moves and events (played once per mode:
+    the bots' flicks run the 3-D physics, and the tests only read the session)."""
     s = ZooSession(seed=4, mode=mode, seats=["bot", "bot"], odds_workers=1)
     for _ in range(6):
         if s.state.phase == "over":

@@ -41,9 +41,10 @@ checked):
   once. Should it overlap a die leaning over the rail's edge, it is set down at the nearest free point along
   the rail (``free_spot_step`` at a time, up to ``free_spot_reach``), and an event says so.
 
-For the game (not switched yet): a result's ``DieBody`` carries the die's exact pose (``z``, ``quat``); a
-state that keeps only (x, y, yaw, orientation) puts a die that ended leaning, or on another die, back flat
-on the floor at its (x, y), where it may overlap a neighbour.
+The game (``engine.zoo.game``) keeps each result's exact pose (``DieBody.z``, ``quat``) in its state, so a die
+that ended leaning, or on another die, is set back exactly so for the next flick. Recorded frames (``record``)
+list a die in ``dice`` while it is in play and in ``gone`` once it has fallen into a well or gone over a rail;
+each die's yaw is unwrapped by quarter turns between frames.
 
 Runs are deterministic: MuJoCo is deterministic on one machine, every run starts from a reset state, and
 the only random draw is the strike offset from the generator passed in.

@@ -96,7 +96,9 @@ def simulate(
 
     ``dice`` lie at rest where they are; ``launch`` (if any) strikes one more die. A flicked die that did
     not tumble ends feet-up (the FAQ) when ``must_tumble``. ``record`` collects frames at ``frame_rate``:
-    ``{"t": s, "dice": {id: [x, y, yaw, face, z, qw, qx, qy, qz]}}`` (mm, radians).
+    ``{"t": s, "dice": {id: [x, y, yaw, face, z, qw, qx, qy, qz]}}`` (mm, radians; the face is the one most
+    nearly up at that moment), plus a frame as each hit begins; a die caged or out moves from ``dice`` to
+    ``"gone"`` (same pose list) after its last frame in play.
     """
     p = params or default_params()
     ids = ([launch.die] if launch is not None else []) + [d.id for d in dice]
@@ -105,20 +107,44 @@ def simulate(
     if not ids:
         return SimResult(dice={})
     offset = float(rng.normal(0.0, p.strike_jitter)) if launch is not None and p.strike_jitter > 0 else 0.0
-    with _model.LOCK:
-        kit = _model.kit_for(p, len(ids))
-        return _Run(kit, ids, dice, launch, offset, record, must_tumble).run()
+    kit = _model.kit_for(p, len(ids))  # this thread's own
+    return _Run(kit, ids, dice, launch, offset, record, must_tumble).run()
 
 
 def prepared(dice: list[DieBody], launch: Launch | None, params: Params3D | None = None, offset: float = 0.0
              ) -> tuple[mujoco.MjModel, mujoco.MjData, list[int]]:
     """The model and data set up for a run, not stepped, and the dof address of each die (the launched die
-    first): for calibration that needs every step's velocities. Shares the cached model, so not thread-safe."""
+    first): for calibration that needs every step's velocities. The thread's cached model, reset by its next run."""
     p = params or default_params()
     ids = ([launch.die] if launch is not None else []) + [d.id for d in dice]
     kit = _model.kit_for(p, len(ids))
     _Run(kit, ids, dice, launch, offset, False, True).place()
     return kit.model, kit.data, list(kit.vadr)
+
+
+def _in_play(p: Params3D, pose: list[Any]) -> bool:
+    return pose[4] >= 0.0 and rail_under(p, pose[0], pose[1]) is None
+
+
+def _settle_frames(frames: list[dict[str, Any]], gone: list[str], p: Params3D) -> None:
+    """Frames as the page reads them: a die caged or out is in ``dice`` up to its last frame in play (frame 0
+    at least), then in ``gone`` (its fall into the well, its flight over the rail); each die's yaw is unwrapped
+    by quarter turns (a square looks the same) so that the page's interpolation between frames turns it the
+    short way."""
+    for die in gone:
+        last = max((k for k, fr in enumerate(frames) if die in fr["dice"] and _in_play(p, fr["dice"][die])),
+                   default=0)
+        for fr in frames[last + 1:]:
+            if die in fr["dice"]:
+                fr.setdefault("gone", {})[die] = fr["dice"].pop(die)
+    quarter = math.pi / 2
+    previous: dict[str, float] = {}
+    for fr in frames:
+        for poses in (fr["dice"], fr.get("gone", {})):
+            for die, pose in poses.items():
+                if die in previous:
+                    pose[2] = round(pose[2] + quarter * round((previous[die] - pose[2]) / quarter), 4)
+                previous[die] = pose[2]
 
 
 class _Run:
@@ -240,7 +266,7 @@ class _Run:
             if launched:
                 if on_start and sign * (qpos[qa0 + coord] - wall) > reach:
                     on_start = False
-                if touching or sensors.any():
+                if touching or any(sensors):  # (the builtin is faster than numpy on eleven values)
                     now = tuple(int(i) for i in np.flatnonzero(sensors) if not (on_start and i == start_sensor))
                     contacts += [names[i] for i in now if i not in touching]
                     touching = now
@@ -316,6 +342,7 @@ class _Run:
                 last["dice"][die_id] = [round(body.x, 2), round(body.y, 2), round(body.angle, 4), body.face,
                                         round(body.z or 0.0, 2), *(round(v, 5) for v in body.quat or ())]
             frames.append(last)
+            _settle_frames(frames, [*caged, *left], p)
         dice_touch = next((i for i, c in enumerate(contacts) if not c.startswith("rail:")), None)
         rail_first = None if dice_touch is None else any(c.startswith("rail:") for c in contacts[:dice_touch])
         return SimResult(dice=out, caged=caged, left=left, tumbled=tumbled, rail_before_strike=rail_first,
