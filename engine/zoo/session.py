@@ -696,7 +696,7 @@ class ZooSession(GameSession):
         over = s.phase == "over"
         winners = tuple(s.winners()) if over else ()
         if g.mode == "cage":
-            winner = last.get("round_winner", last.get("winner"))
+            winner = int(last.get("round_winner", last.get("winner", s.to_move)))
             beaten = [names[q] for q in range(g.players) if q != winner]
             events = "; ".join(last.get("events", []))
             how = (f"{names[winner]} won round {round_no}: {' and '.join(beaten)} had no animal left fighting "
