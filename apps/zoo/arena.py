@@ -207,12 +207,16 @@ class Arena(pn.viewable.Viewer):
         self.figure = fig
         self._pane = pn.pane.Bokeh(fig)
 
+    def settled(self) -> bool:
+        """The arena shows the battle as it is: no flick playing out, no move waiting to be drawn."""
+        return not self.animating and self.shown == self.session.version
+
     # --- gestures ---------------------------------------------------------------------------------------------
     def tap(self, x: float, y: float) -> bool:
         """A click on the arena: place a die knocked out, choose a die, or choose a launch spot on a rail (off
         the dot only once the Ambush is armed: the click itself never arms it)."""
         s = self.session
-        if self.animating:
+        if not self.settled():
             s.refuse("Wait for the flick to finish rolling.")
             return False
         if s.round_result is not None:
@@ -239,7 +243,7 @@ class Arena(pn.viewable.Viewer):
     def pan_end(self, x: float, y: float) -> bool:
         """Releasing a drag proposes the flick it draws."""
         start, self._pan_start = self._pan_start, None
-        if start is None or self.animating or self.session.round_result is not None:
+        if start is None or not self.settled() or self.session.round_result is not None:
             return False
         return self.session.propose_vector(x - start[0], y - start[1])
 
@@ -247,13 +251,18 @@ class Arena(pn.viewable.Viewer):
     def _on_version(self, *_events: Any) -> None:
         frames = self.session.last_frames
         if self.served and frames:
-            pn.state.execute(partial(self._animate, frames, self.session.version))
+            self._redraw(partial(self._animate, frames, self.session.version))
         else:
-            pn.state.execute(self.draw)
+            self._redraw(self.draw)
 
     def _on_proposal(self, *_events: Any) -> None:
-        if not self.animating:
-            pn.state.execute(self.draw_proposal)
+        self._redraw(lambda: None if self.animating else self.draw_proposal())
+
+    @staticmethod
+    def _redraw(fn: Any) -> None:
+        """Change the figure's sources under the document lock: on a served page on its next tick (a change may
+        come from an async task, which runs outside the lock), elsewhere at once."""
+        pn.state.execute(fn, schedule=True)
 
     def draw(self) -> None:
         """Everything the arena shows of the session as it is now."""

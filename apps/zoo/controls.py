@@ -67,7 +67,7 @@ class FlickControls(pn.viewable.Viewer):
         self._on(self.face, lambda v: v != s.face and s.set_face(v))
         self._on(self.direction, lambda _v: self._typed_aim())
         self._on(self.speed, lambda _v: self._typed_aim())
-        turn = [s.param.version, s.param.round_result, s.param.seats, a.param.animating]
+        turn = [a.param.shown, a.param.animating, s.param.round_result, s.param.seats]  # the turn as the arena shows it
         self.commit = pn.widgets.Button(
             label="Commit flick", color="primary", width=130, margin=BUTTON_MARGIN,
             disabled=pn.bind(lambda *_: not self.can_commit(), *turn, *(s.param[k] for k in PROPOSAL)))
@@ -81,7 +81,8 @@ class FlickControls(pn.viewable.Viewer):
                                   visible=pn.bind(lambda *_, q=q: self._may_start(q), *turn))
             b.on_click(on_page(partial(s.choose_first, q), s))
             self.first.append(b)
-        s.param.watch(lambda *_e: pn.state.execute(self.follow), ["version", *PROPOSAL, "round_result"])
+        s.param.watch(lambda *_e: self.follow(), [*PROPOSAL, "round_result"])
+        a.param.watch(lambda *_e: self.follow(), ["shown"])  # a move: once the arena shows it
         self.follow()
 
     def _on(self, widget: pn.widgets.Widget, command: Callable[[Any], Any]) -> None:
@@ -95,7 +96,7 @@ class FlickControls(pn.viewable.Viewer):
         s = self.session
         st = s.state
         return (st.phase in phases and s.seats[st.to_move].kind == PERSON and s.round_result is None
-                and not self.arena.animating)
+                and self.arena.settled())
 
     def _may_start(self, q: int) -> bool:
         st = self.session.state
@@ -140,7 +141,7 @@ class FlickControls(pn.viewable.Viewer):
     def commit_flick(self) -> bool:
         """Play the proposed flick; the odds shown for it go into its log entry."""
         s = self.session
-        if self.arena.animating:
+        if not self.arena.settled():
             s.refuse("Wait for the flick to finish rolling.")
             return False
         flick = s.proposed_flick()
@@ -168,7 +169,8 @@ class Abilities(pn.viewable.Viewer):
         self.button = pn.widgets.Button(label="Use ability", color="success", margin=BUTTON_MARGIN, disabled=True)
         self.button.on_click(on_page(self.use, s))
         self.cards = pn.pane.HTML(sizing_mode="stretch_width", margin=0)
-        s.param.watch(lambda *_e: pn.state.execute(self.follow), ["version", "use_ability_flag", "round_result",
+        self.arena.param.watch(lambda *_e: self.follow(), ["shown"])
+        s.param.watch(lambda *_e: self.follow(), ["use_ability_flag", "round_result",
                                                                  "seats", "spot"])
         self.follow()
 
@@ -177,7 +179,7 @@ class Abilities(pn.viewable.Viewer):
         st = s.state
         self.cards.object = views.cards_html(s)
         ready = (st.phase in ("flick", "extra") and s.seats[st.to_move].kind == PERSON and s.round_result is None
-                 and st.ability_ready(st.to_move))
+                 and st.ability_ready(st.to_move) and self.arena.settled())
         targets: list[str] = []
         label, disabled = "Use ability", True
         if ready:

@@ -13,7 +13,7 @@ from typing import Any
 import panel as pn
 import param
 
-from apps.kzin.page import NOTICE_CSS, box, notice_html
+from apps.kzin.page import BOX, NOTICE_CSS, box, notice_html
 from apps.zoo import views
 from apps.zoo.arena import FIG_W, Arena
 from apps.zoo.controls import Abilities, FlickControls, GameControls, RoundCard
@@ -62,16 +62,16 @@ class ZooPage(pn.viewable.Viewer):
         html_pane = pn.pane.HTML
         status = html_pane(pn.bind(lambda _v, _r: views.status_html(s), self.arena.param.shown, s.param.round_result),
                            sizing_mode="stretch_width", margin=(0, 10))
-        notice = html_pane(pn.bind(lambda n, animating: "" if animating else notice_html(n), s.param.notice,
-                                   self.arena.param.animating),
+        # A move's notice waits for the arena to show the move (the flick has played out); a refusal is at once.
+        notice = html_pane(pn.bind(lambda n, *_: notice_html(n) if self.arena.settled() else "", s.param.notice,
+                                   self.arena.param.animating, self.arena.param.shown),
                            stylesheets=[NOTICE_CSS], margin=(0, 10), sizing_mode="stretch_width", name="notice")
         log = pn.pane.DataFrame(self._shown(views.log_frame), index=False, sizing_mode="stretch_width",
                                 max_height=300, stylesheets=[LEFT_TABLE], styles={"overflow-y": "auto"})
-        arena_box = box("The arena (top view, to scale)", self.arena, self.result,
-                        pn.pane.Markdown(HELP, styles={"font-size": "12px"}, margin=(0, 6),
-                                         sizing_mode="stretch_width"),
-                        self.flick, self.bots)
-        arena_box.param.update(sizing_mode="fixed", width=FIG_W + 60)
+        arena_box = pn.Column(  # a fixed width: the arena is drawn to scale
+            pn.pane.Markdown("### The arena (top view, to scale)", margin=(0, 0, -8, 0)), self.arena, self.result,
+            pn.pane.Markdown(HELP, styles={"font-size": "12px"}, margin=(0, 6), sizing_mode="stretch_width"),
+            self.flick, self.bots, styles=BOX, margin=(6, 6), width=FIG_W + 60)
         odds_box = box("Odds of the aimed flick", self.odds)
         cards_box = box("Team abilities (once per round, Cage Battle)", self.abilities)
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, sizing_mode="stretch_width")

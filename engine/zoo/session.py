@@ -530,7 +530,8 @@ class ZooSession(GameSession):
     def bot_to_move(self) -> bool:
         return self.state.phase != "over" and self._seat_is_bot()
 
-    def _bot(self) -> OddsBot:
+    def new_bot(self) -> OddsBot:
+        """A bot for this session's seats: its candidates, samples, aim noise and processes."""
         return OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
                        workers=self.odds_workers)
 
@@ -539,7 +540,7 @@ class ZooSession(GameSession):
         off its event loop): ``(version, action)``; play it with ``play_bot(choice)``."""
         if not self.bot_to_move():
             return self._refuse_none("it is not a computer player's turn")
-        return self.think(self.state.clone(), self.version, self.rng, self._bot())
+        return self.think(self.state.clone(), self.version, self.rng, self.new_bot())
 
     def think(self, state: ZooState, version: int, rng: Any, bot: OddsBot) -> tuple[int, Any]:
         """The bot's choice on ``state`` (a copy taken at ``version``): touches nothing of the session but the

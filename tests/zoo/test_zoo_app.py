@@ -32,10 +32,14 @@ def a_result() -> RoundResult:
                        False, ())
 
 
-def run(agen: Any) -> list[Any]:
-    """Every yield of one of the page's async generators, run to its end on an event loop."""
+def run(work: Any) -> list[Any]:
+    """One of the page's async works (a coroutine, or an async generator: its yields) run to its end on an event
+    loop, as Panel runs it on the page's loop."""
     async def drain() -> list[Any]:
-        return [x async for x in agen]
+        if asyncio.iscoroutine(work):
+            await work
+            return []
+        return [x async for x in work]
     return asyncio.run(drain())
 
 
@@ -120,10 +124,11 @@ def test_the_odds_come_in_refined_steps_and_agree_with_the_session() -> None:
     seen: list[tuple[int, bool]] = []
     p.odds.param.watch(lambda *_e: seen.append((p.odds.odds.samples if p.odds.odds else 0, p.odds.busy)),
                        ["odds", "busy"])
-    shown = run(p.odds._estimate())
+    run(p.odds._estimate())
     assert [n for n, _ in seen] == [0, 50, 140, 230, 320, 410, 500] and seen[-1][1] is False  # busy, then 6 steps
     assert p.odds.odds.summary() == s.odds(samples=500).summary()  # the same estimate as the session's own
-    assert "500 simulated flicks" in shown[-1][1].object and p.odds.odds_for(str(s.proposed_flick())) is not None
+    assert "500 simulated flicks" in p.odds.text.object and "refining" not in p.odds.text.object
+    assert p.odds.odds_for(str(s.proposed_flick())) is not None and p.odds.progress.value == 500
 
 
 @pytest.mark.parametrize("case", ["dust kick", "bot", "round over"])
@@ -141,8 +146,8 @@ def test_the_odds_and_the_heat_map_say_why_there_are_none(case: str) -> None:
     else:
         s.round_result = a_result()
         words = "The round is over"
-    shown = run(p.odds._estimate())
-    assert words in shown[-1].object and p.odds.odds is None and not p.odds.busy
+    run(p.odds._estimate())
+    assert words in p.odds.text.object and p.odds.odds is None and not p.odds.busy
     run(p.odds._map())
     assert p.odds.grid is None and p.odds.cells == 0 and words in p.odds.why_not
     assert words in p.odds.heat.title.text and "mapping" not in p.odds.heat.title.text
@@ -164,6 +169,10 @@ def test_the_heat_map_is_mapped_in_small_pieces_and_aims_where_clicked(monkeypat
     p.odds.param.watch(lambda _e: titles.append(p.odds.heat.title.text), "mapped")
     run(p.odds._map())
     g = p.odds.grid
+    assert s.propose_flick(-30.0, 0.8)  # a re-aim keeps the map: nothing is mapped again
+    again = len(pieces)
+    run(p.odds._map())
+    assert len(pieces) == again and p.odds.grid is not None and len(p.odds.grid) == len(g)
     cells = len(zp.GRID_DIRECTIONS) * len(zp.GRID_SPEEDS)
     assert len(g) == cells and (g["samples"] == zp.GRID_SAMPLES).all() and p.odds.mapped == cells
     assert max(pieces) <= zp.MAP_PIECE_CELLS * zp.GRID_SAMPLES  # a superseded map stops within one piece
@@ -365,11 +374,13 @@ def test_expected_points_are_shown_only_where_points_count(mode: str, players: i
 def test_the_bot_plays_its_seat_on_the_page_and_waits_for_a_result_to_be_seen() -> None:
     p = page(seats=["bot", "person"], bot_candidates=2, bot_samples=1)
     s = p.session
-    run(p.bots._turn(s.version))
+    run(p.bots._turn())
     assert len(s.log) == 2 and s.log[1]["player"] == 0 and s.state.to_move == 1
-    assert run(p.bots._turn(s.version))[-1].object == ""  # a person is to move: nothing to do
+    assert s.log[1]["odds"]["samples"] > 0  # logged with the odds it was chosen by
+    run(p.bots._turn())
+    assert len(s.log) == 2 and not p.bots.thinking  # a person is to move: nothing to do
     s.set_seats(["bot", "bot"])
     s.round_result = a_result()
     before = len(s.log)
-    run(p.bots._turn(s.version))
+    run(p.bots._turn())
     assert len(s.log) == before  # the result is shown first
