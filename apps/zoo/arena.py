@@ -156,7 +156,7 @@ class Arena(pn.viewable.Viewer):
             "done": ColumnDataSource(_empty("seq", "fps", "drawn", "seconds")),
         }
         fig.quad(left="left", right="right", bottom="bottom", top="top", source=src["bands"], fill_color="#22c55e",
-                 fill_alpha=0.35, line_color=None)
+                 fill_alpha=0.35, line_color=None, name="bands")
         fig.scatter(x="x", y="y", source=src["dots"], size=16, fill_color="#22c55e", fill_alpha=0.6,
                     line_color="#14532d", line_width=2)
         fig.text(x="x", y="y", text="text", source=src["labels"], text_color="colour", text_align="center",

@@ -262,3 +262,194 @@ def test_two_tabs_play_independent_games(page, serve_app, console_errors):
     expect(page.get_by_text("seed 7")).to_have_count(0)
     other.close()
     assert console_errors == []
+
+
+# --- issue 13: the page tells the outcome -----------------------------------------------------------------------
+SOURCE = """([fig, renderer]) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === fig);
+  const d = v.model.renderers.find(r => r.name === renderer).data_source.data;
+  return Object.fromEntries(d instanceof Map ? d : Object.entries(d));
+}"""
+
+
+def drawn(page, renderer, fig="arena"):
+    """The data the browser draws with one named renderer of a figure (columns as lists)."""
+    return {k: list(v) for k, v in page.evaluate(SOURCE, [fig, renderer]).items()}
+
+
+def load(page, dash, tmp_path, text, name="battle.json"):
+    version = dash.session.version
+    file = tmp_path / name
+    file.write_text(text)
+    choose_file(page, file)
+    until(lambda: dash.session.version > version and "Battle loaded" in dash.session.notice.text, page,
+          message=lambda: dash.session.notice.text)
+
+
+def test_a_round_ends_on_its_result_card_and_the_final_board_stays_until_next_round(page, serve_app, console_errors,
+                                                                                   tmp_path):
+    """Caging the last Elephant fighting wins the round: the card says who won and how, the board stays as the
+    round ended (the next round's choice waits), and Next round goes on."""
+    saved, direction, speed = caging_position()
+    data = json.loads(saved)
+    s = ZooSession(seed=5, seats=["person", "person"], odds_workers=1)
+    s.load(saved)
+    for e in ("E2", "E3", "E4"):
+        s.state.dice[e].status = "caged"  # E1 is the last Elephant fighting
+    saved = s.save()
+    assert json.loads(saved)["format"] == data["format"]
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, saved)
+    click(page, *za.bench_xy(0, 0))
+    until(lambda: s.die == "C1", page)
+    click(page, 150.0, 310.0)
+    until(lambda: s.spot == "N-dot", page)
+    page.get_by_role("button", name="back", exact=True).click()
+    until(lambda: s.face == "back", page)
+    drag(page, (150.0, 290.5), aim_vector(direction, speed, -90.0))
+    until(lambda: abs(s.direction - direction) < 0.6 and abs(s.speed - speed) < 0.03, page)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: s.round_result is not None and dash.arena.settled(), page, timeout=60)
+    assert s.state.dice["E1"].status == "caged" and s.state.wins == [1, 0] and s.state.phase == "first"
+    card = page.locator(".round-result")
+    expect(card).to_contain_text("P1 (Crocodile) wins round 1", timeout=WAIT * 1000)
+    expect(card).to_contain_text("no animal left fighting")
+    c1 = s.state.dice["C1"]
+    board = drawn(page, "dice")
+    i = board["id"].index("C1")
+    assert (board["x"][i], board["y"][i]) == (pytest.approx(c1.x), pytest.approx(c1.y))  # the final board
+    expect(page.get_by_role("button", name="P2 (Elephant) starts")).to_be_hidden()  # the card comes first
+    shot(page, "8_round_result_cage")
+    page.get_by_role("button", name="Next round").click()
+    until(lambda: s.round_result is None, page)
+    expect(card).to_be_hidden(timeout=WAIT * 1000)
+    page.get_by_role("button", name="P2 (Elephant) starts").click()
+    until(lambda: s.state.round_no == 2 and s.state.to_move == 1, page)
+    assert console_errors == []
+
+
+def last_animal_to_enter() -> str:
+    """A Points Battle with every animal in the arena but C4, which P1 flicks to end the round."""
+    from helpers import in_arena
+
+    s = ZooSession(seed=6, mode="points", seats=["person", "person"], odds_workers=1)
+    st = s.state
+    in_arena(st, faces={"C1": "head", "C2": "back", "C3": "tail", "E1": "left", "E2": "head", "E3": "feet",
+                        "E4": "right"}, dice=["C1", "C2", "C3", "E1", "E2", "E3", "E4"])
+    st.rail_rule, st.to_move = None, 0
+    return s.save()
+
+
+def test_a_points_round_shows_each_animal_face_and_points_both_totals_and_the_difference(page, serve_app,
+                                                                                       console_errors, tmp_path):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, last_animal_to_enter())
+    click(page, *za.bench_xy(0, 3))
+    until(lambda: s.die == "C4", page)
+    drag(page, (150.0, 9.5), aim_vector(0.0, 0.6, 90.0))
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 0.6) < 0.03, page)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: s.round_result is not None and dash.arena.settled(), page, timeout=60)
+    r = s.round_result
+    card = page.locator(".round-result")
+    expect(card).to_contain_text("Round 1: the points", timeout=WAIT * 1000)
+    for a in r.animals:
+        expect(card).to_contain_text(f"{a.die} {a.face} ({za.FACE_LETTERS[a.face]}) {a.points:+d}")
+    totals = card.locator(".total").all_inner_texts()
+    assert totals == [str(t) for t in r.totals]
+    assert r.totals == tuple(sum(a.points for a in r.animals if a.player == q) for q in (0, 1))
+    expect(card.locator(".difference")).to_have_text(f"{r.totals[0] - r.totals[1]:+d}")
+    board = drawn(page, "dice")
+    for a in r.animals:  # the board as the round ended, whatever the next round has done to the dice
+        i = board["id"].index(a.die)
+        assert (board["x"][i], board["y"][i], board["status"][i]) == (pytest.approx(a.x), pytest.approx(a.y), "arena")
+    shot(page, "9_round_result_points")
+    page.get_by_role("button", name="Next round").click()
+    expect(card).to_be_hidden(timeout=WAIT * 1000)
+    assert console_errors == []
+
+
+def test_a_stunned_die_keeps_its_hatch_while_it_moves(page, serve_app, console_errors, tmp_path):
+    """While a flick plays out, every die it moves is drawn by the animation, a stunned one hatched there; the
+    hatch it had on the board is hidden with it (it used to stay behind where the die had been)."""
+    from helpers import in_arena
+
+    s0 = ZooSession(seed=7, seats=["person", "person"], odds_workers=1)
+    in_arena(s0.state, faces={"C1": "feet"}, dice=["C1", "E1"])
+    s0.state.rail_rule = None
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, s0.save())
+
+    def hatched():
+        board = drawn(page, "dice")
+        return board["halpha"][board["id"].index("C1")] > 0
+
+    until(hatched, page)  # hatched on the board
+    click(page, *za.bench_xy(0, 1))
+    until(lambda: s.die == "C2", page)
+    drag(page, (150.0, 9.5), aim_vector(-20.0, 2.2, 90.0))
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 2.2) < 0.05, page)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: "C1" in drawn(page, "moving")["id"], page)  # the browser plays the flick
+    moving, board = drawn(page, "moving"), drawn(page, "dice")
+    shot(page, "10_hatch_moves_with_its_die")
+    assert moving["halpha"][moving["id"].index("C1")] > 0 or s.state.dice["C1"].face != "feet"
+    i = board["id"].index("C1")
+    assert board["alpha"][i] == 0 and board["halpha"][i] == 0  # nothing left behind on the board layer
+    until(lambda: dash.arena.settled(), page, timeout=60)
+    board = drawn(page, "dice")
+    i = board["id"].index("C1")
+    c1 = s.state.dice["C1"]
+    if c1.status == "arena":
+        assert (board["x"][i], board["y"][i]) == (pytest.approx(c1.x), pytest.approx(c1.y))
+        assert (board["halpha"][i] > 0) is (c1.face == "feet")
+    assert console_errors == []
+
+
+def test_the_heat_map_says_why_it_has_no_map(page, serve_app, console_errors, tmp_path):
+    """Under Dust Kick and on a bot's turn there is nothing to map: the title says so (it said "mapping…" for
+    ever)."""
+    s0 = ZooSession(seed=8, teams=["gorilla", "zebra"], seats=["person", "person"], odds_workers=1)
+    s0.state.dust[0] = True
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    load(page, dash, tmp_path, s0.save())
+    expect_title(page, "heatmap", r"none now\. Eyes closed \(Dust Kick\)")
+    expect(page.locator(".no-odds")).to_contain_text("Eyes closed (Dust Kick)", timeout=WAIT * 1000)
+    shot(page, "11_heat_map_dust_kick")
+    dash.bots.active = False  # the bot's turn stays on the page
+    s0 = ZooSession(seed=8, seats=["bot", "person"], odds_workers=1)
+    load(page, dash, tmp_path, s0.save(), "bot.json")
+    expect_title(page, "heatmap", "none now.*played by the computer")
+    assert dash.odds.cells == 0 and not dash.odds.busy
+    assert console_errors == []
+
+
+def test_a_rail_click_off_the_dot_does_not_arm_the_ambush(page, serve_app, console_errors):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    click(page, *za.bench_xy(0, 0))
+    until(lambda: s.die == "C1", page)
+    click(page, 100.0, -10.0)  # the south rail, off its dot
+    until(lambda: "arm the ability first" in s.notice.text, page)
+    assert s.spot == "S-dot" and not s.use_ability_flag
+    expect(page.locator(".notice")).to_contain_text("arm the ability first", timeout=WAIT * 1000)
+    assert drawn(page, "bands")["left"] == []  # no band to flick from: the Ambush is not armed
+    page.get_by_role("button", name="Arm Ambush").click()
+    until(lambda: s.use_ability_flag, page)
+    expect(page.get_by_role("button", name="Disarm Ambush")).to_be_visible(timeout=WAIT * 1000)
+    page.wait_for_timeout(400)
+    click(page, 100.0, -10.0)
+    until(lambda: s.spot == "S@100.0", page, message=lambda: s.notice.text)
+    assert len(drawn(page, "bands")["left"]) == 4
+    assert s.proposal_problem() is None and not s.state.spent[0]  # armed, spent only by the flick
+    shot(page, "12_ambush_armed")
+    assert console_errors == []
+
