@@ -29,6 +29,13 @@ MODES = {"Cage Battle": ("cage", False), "Points Battle": ("points", False), '"A
 BUTTON_MARGIN = (22, 6, 4, 6)
 
 
+def set_changed(widget: pn.viewable.Viewable, **values: Any) -> None:
+    """Set only what differs: every property set costs a message to the page (and Panel's styling work)."""
+    changed = {k: v for k, v in values.items() if getattr(widget, k) != v}
+    if changed:
+        widget.param.update(**changed)
+
+
 class _Mirror:
     """Widgets set from the session are not commands: a change made while syncing is not sent back."""
 
@@ -113,23 +120,22 @@ class FlickControls(pn.viewable.Viewer):
         s = self.session
         st = s.state
         flickable = st.flickable() if st.phase in ("flick", "extra") and s.round_result is None else []
-        self.die.options = flickable
+        set_changed(self.die, options=flickable)
         if s.die in flickable:
-            self.die.value = s.die
+            set_changed(self.die, value=s.die)
         opts = s.spot_options()
         spots = list(opts["dots"]) + (["here"] if opts["here"] else [])
         if s.spot not in spots and s.proposed_flick() is not None and s.spot != "here":
             spots.append(s.spot)
-        self.spot.options = spots
+        set_changed(self.spot, options=spots)
         if s.spot in spots:
-            self.spot.value = s.spot
-        self.face.value = s.face
-        self.face.disabled = s.spot == "here"
-        if (self.direction.value, self.speed.value) != (s.direction, s.speed):
-            self.direction.value, self.speed.value = s.direction, s.speed
+            set_changed(self.spot, value=s.spot)
+        set_changed(self.face, value=s.face, disabled=s.spot == "here")
+        set_changed(self.direction, value=s.direction)
+        set_changed(self.speed, value=s.speed)
         for q, b in enumerate(self.first):
             if q < st.game.players:
-                b.label = f"{st.game.player_name(q)} starts"
+                set_changed(b, label=f"{st.game.player_name(q)} starts")
 
     def _typed_aim(self) -> bool:
         s = self.session
@@ -177,7 +183,7 @@ class Abilities(pn.viewable.Viewer):
     def follow(self) -> None:
         s = self.session
         st = s.state
-        self.cards.object = views.cards_html(s)
+        set_changed(self.cards, object=views.cards_html(s))
         ready = (st.phase in ("flick", "extra") and s.seats[st.to_move].kind == PERSON and s.round_result is None
                  and st.ability_ready(st.to_move) and self.arena.settled())
         targets: list[str] = []
@@ -191,8 +197,8 @@ class Abilities(pn.viewable.Viewer):
             label = (("Disarm Ambush" if s.use_ability_flag else "Arm Ambush") if ab.key == "ambush" else
                      "Trunk Shot: flick from where it lies" if ab.key == "trunk-shot" else f"Use {ab.name}")
             disabled = ab.key in ("dust-kick", "chest-pound") and not targets
-        self.button.param.update(label=label, disabled=disabled)
-        self.target.param.update(options=targets, visible=bool(targets))
+        set_changed(self.button, label=label, disabled=disabled)
+        set_changed(self.target, options=targets, visible=bool(targets))
 
     def use(self) -> bool:
         s = self.session
