@@ -114,6 +114,8 @@ class OddsPanel(pn.viewable.Viewer):
     async def _run(self, *_deps: Any) -> AsyncIterator[Any]:
         """The work of one moment of the battle: the odds, then the map (cancelled when superseded)."""
         self._runs.start()
+        if self._map_key() != self._rows[0] or self.why_not:  # the map shown is not this moment's: withdrawn
+            self.param.update(grid=None, mapped=0, cells=0, why_not="")
         try:
             await self._estimate()
             await self._map()

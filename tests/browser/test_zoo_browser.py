@@ -252,6 +252,7 @@ def test_two_tabs_play_independent_games(page, serve_app, console_errors):
     page.bring_to_front()
     click(page, *za.bench_xy(0, 2))
     until(lambda: first.session.die == "C3", page)
+    page.wait_for_function(BOARD_READY, arg="arena", timeout=WAIT * 1000)  # the tab brought back is drawn again
     drag(page, (150.0, 9.5), aim_vector(0.0, 1.0, 90.0))
     until(lambda: first.session.proposal_problem() is None and abs(first.session.speed - 1.0) < 0.03, page,
           message=lambda: first.session.notice.text)
