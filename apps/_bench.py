@@ -75,7 +75,63 @@ def kzin_benchmark(repeats: int = 30) -> list[tuple[str, float]]:
     return asyncio.run(run())
 
 
-BENCHMARKS: dict[str, Callable[[], object]] = {"kzin": kzin_benchmark}
+def zoo_benchmark(repeats: int = 10) -> list[tuple[str, float]]:
+    """Server-side milliseconds of the Kung-Fu Zoo page's clicks with every view that follows (printed): a click
+    on a die, on a launch spot, the release of a drag (the aim), and Commit (the flick simulated with its
+    frames, and the board redrawn, as outside a served page, where nothing animates); then how soon the odds of
+    an aimed flick come (the first estimate, all 500) and how long the whole heat map takes, as the page works
+    them out (the background work is run here step by step, not timed with the clicks)."""
+    import panel as pn
+    from bokeh.document import Document
+
+    from apps.zoo import ZooPage
+    from apps.zoo import adapter as za
+    from engine.zoo.session import ZooSession
+
+    async def run() -> list[tuple[str, float]]:
+        s = ZooSession(seed=3, seats=["person", "person"], odds_workers=1)
+        page = ZooPage(session=s, background=False)
+        pn.panel(page).get_root(Document())
+        a = page.arena
+        timings: dict[str, list[float]] = {"die click": [], "spot click": [], "drag (aim)": [], "commit": []}
+        seconds: dict[str, list[float]] = {"odds, first estimate (50 flicks)": [], "odds, all 500 flicks": [],
+                                           "heat map, all cells": []}
+        for k in range(repeats):
+            s.new_game(3 + k)
+            q = s.state.to_move
+            a.pan_start(9.5, 150.0)  # the press of the drag: the browser's, nothing to time
+            for what, act, where in (("die click", a.tap, za.bench_xy(q, 1)), ("spot click", a.tap, (-10.0, 150.0)),
+                                     ("drag (aim)", a.pan_end, (109.5 + 5.0 * k, 150.0 + 10.0 * k))):
+                t = time.perf_counter()
+                assert act(*where), s.notice.text
+                timings[what].append(1000 * (time.perf_counter() - t))
+            seen: list[float] = []  # seconds to each estimate shown
+            t0 = time.perf_counter()
+            watcher = page.odds.param.watch(
+                lambda e, seen=seen, t0=t0: seen.append(time.perf_counter() - t0) if e.new is not None else None,
+                "odds")
+            await page.odds._estimate()
+            page.odds.param.unwatch(watcher)
+            seconds["odds, first estimate (50 flicks)"].append(seen[0])
+            seconds["odds, all 500 flicks"].append(seen[-1])
+            t0 = time.perf_counter()
+            await page.odds._map()
+            seconds["heat map, all cells"].append(time.perf_counter() - t0)
+            t = time.perf_counter()
+            assert page.flick.commit_flick(), s.notice.text
+            timings["commit"].append(1000 * (time.perf_counter() - t))
+        rows = _rows("zoo", timings)
+        for what, xs in seconds.items():
+            xs.sort()
+            for name, v in ((f"zoo {what}, median s", xs[len(xs) // 2]), (f"zoo {what}, worst s", xs[-1])):
+                print(f"{name}: {v:.3f}", flush=True)
+                rows.append((name, v))
+        return rows
+
+    return asyncio.run(run())
+
+
+BENCHMARKS: dict[str, Callable[[], object]] = {"kzin": kzin_benchmark, "zoo": zoo_benchmark}
 """The benchmarks kept here, by game; a game app that still carries its own has a ``benchmark()``."""
 
 

@@ -1,40 +1,37 @@
 """The session model: one table of Kung-Fu Zoo, with no UI import.
 
-A ``ZooSession`` wraps one battle for one browser tab or notebook. The battle's options (mode, players,
-teams, seats person/bot, seed) and the aim noise of the odds are parameters; the player's commands are
-methods: ``choose_die``, ``launch_spot``, ``set_face``, ``propose_flick`` (direction, speed) build the
-proposed flick (``propose_vector`` aims by a drag on the arena, ``spot_at`` names the rail spot under a
-click), ``odds`` estimates it (``note_odds`` keeps the odds shown with the flick's log entry),
-``commit_flick`` plays it and returns the trajectory frames to animate; ``think_bot`` works out a bot's
-move on a copy (off a page's event loop) for ``play_bot`` to play; ``place``, ``use_ability``,
-``choose_first``, ``pass_extra`` and ``play_bot`` are the other moves; ``save``/``load`` keep a whole
-session as JSON. A command that cannot be carried out returns False (or None), says why in ``message``
-and leaves the battle exactly as it was.
+``ZooSession`` is a :class:`~engine.core.session.GameSession`: the battle's options (mode, players, teams,
+seed) and the aim noise of the odds are parameters, the seats say who plays each team (a person or a bot),
+and the moves are typed actions: ``play(Flick(...))``, ``play(Place(...))``, ``play(UseAbility(...))``,
+``play(ChooseFirst(p))``, ``play(Pass())`` refuse an illegal one with ``IllegalActionError`` and change
+nothing. A flick is built step by step for a page (``choose_die``, ``launch_spot``, ``set_face``,
+``arm_ability``, ``propose_flick`` / ``propose_vector``), estimated (``odds``, ``odds_grid``) and played
+(``commit_flick``, which returns the trajectory frames to animate). Those named commands are the views'
+attempts: a refusal becomes a warning ``notice``, returns False (or None) and leaves the battle as it was.
+
+A bot's move is thought out on a copy (``think_bot``, off a page's event loop) and played with
+``play_bot(choice)``, refused if the battle moved on meanwhile; ``step()`` does both at once. When a move
+ends a round, ``round_result`` holds the round's :class:`RoundResult` (who won and how, or each animal's
+face and points) with the board as the round ended, until ``next_round()``: a page shows it, and its bots
+wait, until the players have seen it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import threading
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 import param
 
-from engine.core import Action, IllegalActionError, StateFormatError, make_rng
-from engine.core.serialize import (
-    check_entries,
-    dump_session,
-    is_count,
-    is_probability,
-    is_text,
-    load_session,
-    optional,
-)
+from engine.core import IllegalActionError, StateFormatError, make_rng
+from engine.core.serialize import SavedSession, check_entries, is_count, is_probability, is_text, optional
+from engine.core.session import BOT, PERSON, GameSession, Level, Notice, Seat
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility, ZooAction
 from engine.zoo.bot import OddsBot
-from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants
+from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants, face_points
 from engine.zoo.game import EVENT, MODES, ZooGame, ZooState
 from engine.zoo.odds import AimNoise, FlickOdds, flick_odds, odds_grid
 
@@ -51,7 +48,7 @@ ODDS_NOTE_FIELDS = {"samples": is_count, "cage_opponent": is_probability, "cage_
                     "lose_high": is_probability, "points": _is_float, "points_low": _is_float, "points_high": _is_float}
 LOG_FIELDS = {"move": is_count, "player": optional(is_count), "text": is_text,
               "events": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}
-SEATS = ("person", "bot")
+SEATS = (PERSON, BOT)
 _SPOT = re.compile(r"(?:(?P<here>here)|(?P<rail>[NESW])(?:-(?P<dot>dot)|@(?P<along>[-+]?\d+(?:\.\d*)?)))")
 _AIM = constants()["aim"]
 _FLICK = constants()["flick"]
@@ -59,7 +56,11 @@ DRAG_MM_PER_M_S = 100.0
 """A drag of this many mm on the arena is a flick of 1 m/s (so 250 mm is the top speed, 2.5 m/s)."""
 RAIL_NORMALS = {"S": 90.0, "N": -90.0, "W": 0.0, "E": 180.0}
 """Heading (degrees, world) straight into the arena from each rail."""
+DUST_KICK = "eyes closed (Dust Kick): no aim preview and no odds for this flick"
 
+MOVES = (Flick, Place, UseAbility, ChooseFirst, Pass)
+"""The typed moves of Kung-Fu Zoo (``ZooAction`` only parses them from text)."""
+Move = Flick | Place | UseAbility | ChooseFirst | Pass
 
 _NEW_BATTLE = re.compile(r'new [2-4]-player (?:"All Valley" )?(?:Cage|Points) Battle, seed [0-9]{1,40}')
 
@@ -80,16 +81,62 @@ def _check_log_texts(log: list[dict[str, Any]]) -> None:
             raise StateFormatError(f"the battle log is damaged: entry {i + 1} has an event the game does not write")
 
 
-class ZooSession(param.Parameterized):
+@dataclass(frozen=True)
+class Animal:
+    """One animal as a round ended: where it lay, the face it showed and what that face scores."""
+
+    die: str
+    player: int
+    x: float
+    y: float
+    angle: float
+    face: str
+    points: int
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """How a round ended, for the result card: its winner and how (Cage Battle) or each animal's face and
+    points with the totals (Points Battle), and the board as it was (``animals``: the dice in the arena)."""
+
+    round_no: int
+    mode: str
+    players: tuple[str, ...]  # "P1 (Crocodile)", in seat order
+    winner: int | None  # who won the round (Cage Battle); None for a Points Battle round
+    how: str  # a sentence: how the round was won, or the scores
+    animals: tuple[Animal, ...]
+    totals: tuple[int, ...]  # each player's points on the table (Points Battle)
+    gained: tuple[int, ...]  # what each player scored for the round (Points Battle)
+    battle_over: bool
+    battle_winners: tuple[int, ...]
+
+    @property
+    def difference(self) -> int:
+        """The first player's total minus the best other's (Points Battle; 0 in a Cage Battle)."""
+        if len(self.totals) < 2:
+            return 0
+        return self.totals[0] - max(self.totals[1:])
+
+
+def _seat(value: Any, name: str) -> Seat:
+    if isinstance(value, Seat):
+        return Seat(name, value.kind)
+    return Seat(name, str(value))
+
+
+class ZooSession(GameSession):
     """One battle of Kung-Fu Zoo for one user (or several at one screen), with bots in some seats."""
+
+    FORMAT = SESSION_FORMAT
+    FORMAT_VERSION = SESSION_VERSION
+    GAME = ZooGame
+    WHAT = "saved Kung-Fu Zoo session"
 
     mode: param.Selector[str] = param.Selector(default="cage", objects=list(MODES), doc="Cage Battle or Points Battle.")
     players = param.Integer(default=2, bounds=(2, 4), doc="Number of players (teams).")
     teams = param.List(default=list(TEAMS[:2]), item_type=str, doc="One team per player, in seat order.")
-    seats = param.List(default=["person", "bot"], item_type=str, doc="'person' or 'bot' for each seat.")
     all_valley = param.Boolean(default=False, doc='Two-player "All Valley" Cage Battle rules.')
     abilities = param.Boolean(default=True, doc="Team abilities, once per round (Cage Battle only).")
-    seed = param.Integer(default=1, bounds=(0, None), doc="Seed of the next new battle.")
     aim_angle_sd = param.Number(default=float(_AIM["angle_sd_deg"]), bounds=(0, 90),
                                 doc="Aim noise of the odds: standard deviation of the direction, degrees.")
     aim_speed_sd = param.Number(default=float(_AIM["speed_sd_fraction"]), bounds=(0, 1),
@@ -100,9 +147,10 @@ class ZooSession(param.Parameterized):
     bot_candidates = param.Integer(default=16, bounds=(1, 200), doc="Flicks a bot considers per move.")
     bot_samples = param.Integer(default=6, bounds=(1, 200), doc="Noisy samples per candidate for a bot.")
 
-    # None only until __init__ starts a battle; param types a ClassSelector without a default as optional.
     state: param.ClassSelector[ZooState] = param.ClassSelector(  # type: ignore[assignment]
         class_=ZooState, doc="The battle in progress.")
+    seats = param.List(default=[Seat("P1", PERSON), Seat("P2", BOT)], item_type=Seat,
+                       doc="Who plays each team (a person or a bot), in seat order.")
     die = param.String(default="", doc="The animal chosen to flick.")
     spot = param.String(default="S-dot", doc="Where it is flicked from: N/E/S/W-dot, a rail and mm (S@120), here.")
     face: param.Selector[str] = param.Selector(default="head", objects=list(FACE_NAMES),
@@ -111,115 +159,148 @@ class ZooSession(param.Parameterized):
     speed = param.Number(default=1.2, doc="Flick speed, m/s.")
     use_ability_flag = param.Boolean(default=False, doc="Flick with the team's ability (Ambush, Trunk Shot).")
     last_frames = param.List(default=[], doc="Trajectory frames of the last flick, for animation.")
-    message = param.String(default="", doc="What just happened, or why a command was refused.")
-    log = param.List(default=[], doc="One dict per move of the battle.")
-    version = param.Integer(default=0, doc="Bumped on every change of the battle, for views to depend on.")
+    round_result = param.ClassSelector(class_=RoundResult, default=None, allow_None=True,
+                                       doc="How the last round ended, until the players go on to the next one.")
 
     def __init__(self, **params: Any) -> None:
+        seats = params.pop("seats", None)
         super().__init__(**params)
-        self._lock = threading.RLock()
-        self._rng = make_rng(self.seed)
         self._odds_notes: dict[str, dict[str, float]] = {}
+        if seats is not None:
+            try:
+                self.seats = [_seat(k, f"P{q + 1}") for q, k in enumerate(seats)]
+            except ValueError as exc:
+                raise ValueError(str(exc)) from None
         if self.state is None:
-            self.new_game()
+            if not self.new_game():
+                raise ValueError(self.notice.text)
 
     # --- setting up ---------------------------------------------------------------------------
     def new_game(self, seed: int | None = None) -> bool:
         """A new battle with the current options; ``seed`` (default: the seed parameter) fixes every roll."""
-        with self._lock:
-            if seed is not None:
-                if type(seed) is not int or seed < 0:
-                    return self._refuse(f"the seed must be a whole number from 0, not {seed!r}")
-                self.seed = seed
-            teams = list(self.teams)
-            if len(teams) < self.players:
-                teams += [t for t in TEAMS if t not in teams][: self.players - len(teams)]
-            teams = teams[: self.players]
-            seats = (list(self.seats) + ["bot"] * self.players)[: self.players]
-            bad = [s for s in seats if s not in SEATS]
-            if bad:
-                return self._refuse(f"a seat is 'person' or 'bot', not {bad[0]!r}")
-            try:
-                game = ZooGame(mode=self.mode, players=self.players, teams=teams,
-                               all_valley=self.all_valley and self.mode == "cage",
-                               abilities=self.abilities and self.mode == "cage")
-            except ValueError as exc:
-                return self._refuse(str(exc))
-            with param.parameterized.batch_call_watchers(self):
-                self.teams, self.seats = teams, seats
-                self._rng = make_rng(self.seed + 1)
-                self.state = game.new_initial_state(make_rng(self.seed))
-                self.log = [{"move": 0, "player": None, "text": f"new {game.title()}, seed {self.seed}",
-                             "events": []}]
-                self.last_frames = []
-                self._reset_proposal()
-                self.message = self._prompt()
-                self._changed()
-            return True
+        return self.attempt(self._new_game, seed)
+
+    def _new_game(self, seed: int | None) -> None:
+        if seed is not None and (type(seed) is not int or seed < 0):
+            raise IllegalActionError(f"the seed must be a whole number from 0, not {seed!r}")
+        teams = list(self.teams)
+        if len(teams) < self.players:
+            teams += [t for t in TEAMS if t not in teams][: self.players - len(teams)]
+        teams = teams[: self.players]
+        kinds = ([s.kind for s in self.seats] + [BOT] * self.players)[: self.players]
+        try:
+            game = ZooGame(mode=self.mode, players=self.players, teams=teams,
+                           all_valley=self.all_valley and self.mode == "cage",
+                           abilities=self.abilities and self.mode == "cage")
+        except ValueError as exc:
+            raise IllegalActionError(str(exc)) from None
+        if seed is not None:
+            self.seed = seed
+        with param.parameterized.batch_call_watchers(self):
+            self.game_number += 1
+            self.teams = teams
+            self.seats = [Seat(game.player_name(q), k) for q, k in enumerate(kinds)]
+            self.rng = make_rng(self.seed + 1)
+            self.state = game.new_initial_state(make_rng(self.seed))
+            self.log = [{"move": 0, "player": None, "text": f"new {game.title()}, seed {self.seed}", "events": []}]
+            self.last_frames = []
+            self.round_result = None
+            self._reset_proposal()
+            self.notice = Notice(self.prompt())
+            self._changed()
+
+    def set_seats(self, kinds: list[str]) -> bool:
+        """Who plays each team from now on: 'person' or 'bot', one per seat."""
+        if not isinstance(kinds, list) or len(kinds) != len(self.seats) or any(k not in SEATS for k in kinds):
+            self.refuse(f"seats are one of {', '.join(SEATS)} for each of the {len(self.seats)} players")
+            return False
+        self.seats = [Seat(s.name, k) for s, k in zip(self.seats, kinds, strict=True)]
+        return True
 
     # --- building the proposed flick -------------------------------------------------------------
     def choose_die(self, die: str) -> bool:
         """Pick the animal to flick (one the player to move may flick now)."""
-        with self._lock:
-            s = self.state
-            if s.phase not in ("flick", "extra"):
-                return self._refuse(f"there is no flick to make now: {self._prompt()}")
-            allowed = s.flickable()
-            if die not in allowed:
-                probe = Flick(die, "S", None, "head", 0.0, 1.0)
-                reason = s.illegal_reason(probe) if die in s.dice else f"there is no animal {die!r} in this battle"
-                return self._refuse(reason or f"{die} cannot be flicked now")
+        s = self.state
+        if s.phase not in ("flick", "extra"):
+            return self._refuse(f"there is no flick to make now: {self.prompt()}")
+        if die not in s.flickable():
+            probe = Flick(die, "S", None, "head", 0.0, 1.0)
+            reason = s.illegal_reason(probe) if die in s.dice else f"there is no animal {die!r} in this battle"
+            return self._refuse(reason or f"{die} cannot be flicked now")
+        with param.parameterized.batch_call_watchers(self):
             self.die = die
             if s.dice[die].status == "hand" and not self.spot.endswith("-dot"):
                 self.spot = "S-dot"  # animals in hand enter from a dot
                 self.use_ability_flag = False
-            self.message = f"{die} chosen. " + self._proposal_hint()
-            return True
+            self.notice = Notice(f"{die} chosen. " + self._proposal_hint())
+        return True
 
     def launch_spot(self, spot: str) -> bool:
-        """Where to flick from: ``S-dot`` (a rail's midpoint), ``E@120`` (mm along a rail) or ``here``."""
-        with self._lock:
-            m = _SPOT.fullmatch(str(spot).strip())
-            if m is None:
-                return self._refuse(f"a spot is N-dot, E-dot, S-dot, W-dot, a rail and mm like S@120, or here; "
-                                    f"not {spot!r}")
-            old = self.spot
+        """Where to flick from: ``S-dot`` (a rail's midpoint), ``E@120`` (mm along a rail) or ``here`` (the
+        Trunk Shot: choosing it is the step that uses the ability). Off a dot needs the Ambush armed first."""
+        m = _SPOT.fullmatch(str(spot).strip())
+        if m is None:
+            return self._refuse(f"a spot is N-dot, E-dot, S-dot, W-dot, a rail and mm like S@120, or here; "
+                                f"not {spot!r}")
+        old = (self.spot, self.use_ability_flag)
+        with param.parameterized.batch_call_watchers(self):
             self.spot = str(spot).strip()
             if self.spot == "here":
                 self.use_ability_flag = True
+            elif old[0] == "here":
+                self.use_ability_flag = False  # leaving the Trunk Shot spot leaves the Trunk Shot
             problem = self.proposal_problem(ignore_aim=True)
             if problem is not None:
-                self.spot = old
+                self.spot, self.use_ability_flag = old
                 return self._refuse(problem)
-            self.message = self._proposal_hint()
-            return True
+            self.notice = Notice(self._proposal_hint())
+        return True
+
+    def arm_ability(self, armed: bool = True) -> bool:
+        """The explicit step that arms (or disarms) the ability a flick uses: the Crocodile's Ambush (flick
+        from anywhere on a rail). A click on a rail never arms it."""
+        s = self.state
+        if s.phase not in ("flick", "extra"):
+            return self._refuse("an ability is used on your own turn, before you flick")
+        key = abilities()[s.team(s.to_move)].key
+        if key != "ambush":
+            return self._refuse(f"{abilities()[s.team(s.to_move)].name} is not armed for a flick")
+        if armed and not s.ability_ready(s.to_move):
+            return self._refuse("Ambush is already used this round" if s.game.abilities else
+                                "abilities are not in play")
+        with param.parameterized.batch_call_watchers(self):
+            self.use_ability_flag = armed
+            if not armed and not self.spot.endswith("-dot"):
+                self.spot = "S-dot"
+            self.notice = Notice("Ambush armed: click anywhere on a rail (away from the corners) to flick from there."
+                                 if armed else "Ambush disarmed: flick from a dot.")
+        return True
 
     def set_face(self, face: str) -> bool:
         """The face set up on the rail before flicking."""
-        with self._lock:
-            if face not in FACE_NAMES:
-                return self._refuse(f"no face {face!r}; faces are {', '.join(FACE_NAMES)}")
-            self.face = face
-            self.message = self._proposal_hint()
-            return True
+        if face not in FACE_NAMES:
+            return self._refuse(f"no face {face!r}; faces are {', '.join(FACE_NAMES)}")
+        self.face = face
+        self.notice = Notice(self._proposal_hint())
+        return True
 
     def propose_flick(self, direction: float, speed: float) -> bool:
         """Aim: direction in degrees (from straight in, or a heading for a Trunk Shot) and speed in m/s."""
-        with self._lock:
-            try:
-                direction, speed = float(direction), float(speed)
-            except (TypeError, ValueError):
-                return self._refuse(f"direction and speed must be numbers, not {direction!r}, {speed!r}")
-            if not (math.isfinite(direction) and math.isfinite(speed)):
-                return self._refuse("direction and speed must be finite numbers")
-            old = (self.direction, self.speed)
+        try:
+            direction, speed = float(direction), float(speed)
+        except (TypeError, ValueError):
+            return self._refuse(f"direction and speed must be numbers, not {direction!r}, {speed!r}")
+        if not (math.isfinite(direction) and math.isfinite(speed)):
+            return self._refuse("direction and speed must be finite numbers")
+        old = (self.direction, self.speed)
+        with param.parameterized.batch_call_watchers(self):
             self.direction, self.speed = direction, speed
             problem = self.proposal_problem()
             if problem is not None:
                 self.direction, self.speed = old
                 return self._refuse(problem)
-            self.message = f"Proposed: {self.proposed_flick()}"
-            return True
+            self.notice = Notice(f"Proposed: {self.proposed_flick()}")
+        return True
 
     def aim_from_vector(self, dx: float, dy: float) -> tuple[float, float]:
         """The (direction, speed) a drag of (dx, dy) mm means from the chosen spot: its heading measured from
@@ -280,6 +361,7 @@ class ZooSession(param.Parameterized):
         return Flick(self.die, m["rail"], along, self.face, float(self.direction), float(self.speed),
                      bool(self.use_ability_flag))
 
+
     def proposal_problem(self, ignore_aim: bool = False) -> str | None:
         """Why the proposed flick cannot be played (None when it can). ``ignore_aim`` skips range checks."""
         flick = self.proposed_flick()
@@ -293,9 +375,10 @@ class ZooSession(param.Parameterized):
             flick = flick.with_aim(direction, speed)
         reason = self.state.illegal_reason(flick)
         if reason and "ability" in reason and not flick.ability:
-            # Ambush off the dot: say how to ask for it.
-            reason += " (set the ability flag)"
+            # Ambush off the dot: it is armed by its own step, never by the click on the rail.
+            reason += " (arm the ability first: its button on your card)"
         return reason
+
 
     def spot_options(self, die: str | None = None) -> dict[str, Any]:
         """Where ``die`` (default: the chosen one) may be flicked from now: the dots, anywhere on a rail (and
@@ -339,32 +422,30 @@ class ZooSession(param.Parameterized):
         return AimNoise(float(self.aim_angle_sd), float(self.aim_speed_sd))
 
     def odds(self, samples: int | None = None, seed: int = 0) -> FlickOdds | None:
-        """The odds of the proposed flick under the session's aim noise (None, with a message, if impossible)."""
-        with self._lock:
-            if not self.aim_preview():
-                return self._refuse_none("eyes closed (Dust Kick): no aim preview and no odds for this flick")
-            problem = self.proposal_problem()
-            if problem is not None:
-                return self._refuse_none(problem)
-            flick = self.proposed_flick()
-            assert flick is not None
-            return flick_odds(self.state, flick, noise=self.noise(), samples=samples or self.odds_samples,
-                              seed=seed, workers=self.odds_workers)
+        """The odds of the proposed flick under the session's aim noise (None, with a notice why, if impossible)."""
+        if not self.aim_preview():
+            return self._refuse_none(DUST_KICK)
+        problem = self.proposal_problem()
+        if problem is not None:
+            return self._refuse_none(problem)
+        flick = self.proposed_flick()
+        assert flick is not None
+        return flick_odds(self.state, flick, noise=self.noise(), samples=samples or self.odds_samples,
+                          seed=seed, workers=self.odds_workers)
 
     def odds_grid(self, directions: list[float], speeds: list[float], samples: int = 30, seed: int = 0
                   ) -> pd.DataFrame | None:
         """The proposed flick's odds re-aimed over directions x speeds (one row per cell; see ``odds_grid``)."""
-        with self._lock:
-            if not self.aim_preview():
-                return self._refuse_none("eyes closed (Dust Kick): no aim preview and no odds for this flick")
-            flick = self.proposed_flick()
-            if flick is None:
-                return self._refuse_none("choose an animal to flick first")
-            try:
-                return odds_grid(self.state, flick, directions, speeds, noise=self.noise(), samples=samples,
-                                 seed=seed, workers=self.odds_workers)
-            except ValueError as exc:
-                return self._refuse_none(str(exc))
+        if not self.aim_preview():
+            return self._refuse_none(DUST_KICK)
+        flick = self.proposed_flick()
+        if flick is None:
+            return self._refuse_none("choose an animal to flick first")
+        try:
+            return odds_grid(self.state, flick, directions, speeds, noise=self.noise(), samples=samples,
+                             seed=seed, workers=self.odds_workers)
+        except ValueError as exc:
+            return self._refuse_none(str(exc))
 
     def note_odds(self, odds: FlickOdds) -> None:
         """Remember the odds shown for a flick: when that very flick is played, its log entry keeps them."""
@@ -375,20 +456,33 @@ class ZooSession(param.Parameterized):
             "points": odds.points_mean, "points_low": odds.points_low, "points_high": odds.points_high}}
 
     # --- moves ------------------------------------------------------------------------------------
+    def _play(self, action: Any) -> None:
+        """A person's move for the side to move (``play``): refused for a bot's seat or an illegal move."""
+        if not isinstance(action, MOVES):
+            raise IllegalActionError(f"{action} is not a move of Kung-Fu Zoo")
+        if self._seat_is_bot():
+            raise IllegalActionError(f"{self.state.describe_player()} is played by the computer")
+        self._apply(action)
+
+    def _apply(self, action: Move) -> None:
+        """Play ``action`` (checked by the rules first: an illegal one raises and changes nothing)."""
+        before = self._board()
+        round_no = self.state.round_no
+        if isinstance(action, Flick):
+            frames = self.state.flick_with_frames(action).frames
+        else:
+            self.state.apply_action(action)
+            frames = []
+        self._after_move(action, frames, before, round_no)
+
     def commit_flick(self) -> list[dict[str, Any]] | None:
-        """Play the proposed flick; returns its trajectory frames (None, with a message, if refused)."""
-        with self._lock:
-            flick = self.proposed_flick()
-            if flick is None:
-                return self._refuse_none("choose an animal to flick first")
-            if self._seat_is_bot():
-                return self._refuse_none(f"{self.state.describe_player()} is played by the computer")
-            try:
-                result = self.state.flick_with_frames(flick)
-            except IllegalActionError as exc:
-                return self._refuse_none(str(exc))
-            self._after_move(flick, result.frames)
-            return result.frames
+        """Play the proposed flick; returns its trajectory frames (None, with a notice saying why, if refused)."""
+        flick = self.proposed_flick()
+        if flick is None:
+            return self._refuse_none("choose an animal to flick first")
+        if not self.attempt(self.play, flick):
+            return None
+        return self.last_frames
 
     def place(self, die: str, x: float, y: float, face: str = "head") -> bool:
         """Set an animal knocked out of the arena (or a caged one, by the FAQ) back into the arena."""
@@ -396,86 +490,86 @@ class ZooSession(param.Parameterized):
             action = Place(str(die), float(x), float(y), str(face))
         except (TypeError, ValueError):
             return self._refuse(f"cannot place {die!r} at {x!r}, {y!r}")
-        return self._play(action)
+        return self.attempt(self.play, action)
 
     def use_ability(self, target: str) -> bool:
         """Chest Pound (target: a stunned Gorilla) or Dust Kick (target: an opponent, P1-P4)."""
         s = self.state
         team = s.team(s.to_move) if s.phase != "over" else ""
         key = abilities()[team].key if team else ""
-        return self._play(UseAbility(key, str(target)))
+        return self.attempt(self.play, UseAbility(key, str(target)))
 
     def choose_first(self, player: int) -> bool:
         """Who starts the next round (player index from 0)."""
         if type(player) is not int:
             return self._refuse(f"a player is a number, not {player!r}")
-        return self._play(ChooseFirst(player))
+        return self.attempt(self.play, ChooseFirst(player))
 
     def pass_extra(self) -> bool:
         """Decline an extra flick."""
-        return self._play(Pass())
+        return self.attempt(self.play, Pass())
 
     def apply(self, text: str) -> bool:
         """Play a move written in the game's notation (e.g. ``flick E2 from S-dot face=head dir=5.0 speed=1.2``)."""
-        with self._lock:
-            try:
-                action = self.state.parse_action(text)
-            except IllegalActionError as exc:
-                return self._refuse(str(exc))
-            if isinstance(action, Flick):
-                try:
-                    result = self.state.flick_with_frames(action)
-                except IllegalActionError as exc:
-                    return self._refuse(str(exc))
-                self._after_move(action, result.frames)
-                return True
-            return self._play(action)
+        try:
+            action = self.state.parse_action(text)
+        except IllegalActionError as exc:
+            return self._refuse(str(exc))
+        return self.attempt(self.play, action)
 
+    def next_round(self) -> bool:
+        """The players have seen the round's result: the page goes on to the next round (or the battle's end)."""
+        if self.round_result is None:
+            return self._refuse("no round has ended")
+        with param.parameterized.batch_call_watchers(self):
+            self.round_result = None
+            self.notice = Notice(self.prompt())
+        return True
+
+    # --- bots -------------------------------------------------------------------------------------
     def bot_to_move(self) -> bool:
         return self.state.phase != "over" and self._seat_is_bot()
 
-    def think_bot(self) -> tuple[int, Any] | None:
-        """The computer's choice for the seat to move, thought out on a copy of the battle without holding the
-        session (so a page stays responsive): ``(version, action)``; play it with ``play_bot(choice)``."""
-        with self._lock:
-            if not self.bot_to_move():
-                return self._refuse_none("it is not a computer player's turn")
-            state, version, rng = self.state.clone(), self.version, self._rng
-        bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
-                      workers=self.odds_workers)
-        action = bot.choose(state, rng)
-        with self._lock:
-            if self.version == version:
-                self._note_bot_odds(bot, action)
-        return version, action
+    def new_bot(self) -> OddsBot:
+        """A bot for this session's seats: its candidates, samples, aim noise and processes."""
+        return OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
+                       workers=self.odds_workers)
 
-    def _note_bot_odds(self, bot: OddsBot, action: Action) -> None:
-        """The computer's flick goes into the log with the odds it was chosen by, as a person's does."""
-        if bot.last_odds is not None and bot.last_odds.flick == str(action):
-            self.note_odds(bot.last_odds)
+    def think_bot(self) -> tuple[int, Any] | None:
+        """The computer's choice for the seat to move, thought out on a copy of the battle (so a page can run it
+        off its event loop): ``(version, action)``; play it with ``play_bot(choice)``."""
+        if not self.bot_to_move():
+            return self._refuse_none("it is not a computer player's turn")
+        return self.think(self.state.clone(), self.version, self.rng, self.new_bot())
+
+    def think(self, state: ZooState, version: int, rng: Any, bot: OddsBot) -> tuple[int, Any]:
+        """The bot's choice on ``state`` (a copy taken at ``version``): touches nothing of the session but the
+        bots' generator, so a worker thread may run it."""
+        action = bot.choose(state, rng)
+        odds = bot.last_odds if bot.last_odds is not None and bot.last_odds.flick == str(action) else None
+        return version, (action, odds)
 
     def play_bot(self, choice: tuple[int, Any] | None = None) -> list[dict[str, Any]] | None:
         """Let the computer make the move of the seat to move; returns frames when it flicked ([] otherwise).
         ``choice`` is a move from ``think_bot``: refused if the battle changed since."""
-        with self._lock:
-            if not self.bot_to_move():
-                return self._refuse_none("it is not a computer player's turn")
-            if choice is None:
-                bot = OddsBot(candidates=self.bot_candidates, samples=self.bot_samples, noise=self.noise(),
-                              workers=self.odds_workers)
-                action = bot.choose(self.state, self._rng)
-                self._note_bot_odds(bot, action)
-            elif choice[0] != self.version:
-                return self._refuse_none("the battle changed while the computer was thinking")
-            else:
-                action = choice[1]
-            if isinstance(action, Flick):
-                result = self.state.flick_with_frames(action)
-                self._after_move(action, result.frames)
-                return result.frames
-            self.state.apply_action(action)
-            self._after_move(action, [])
-            return []
+        if not self.bot_to_move():
+            return self._refuse_none("it is not a computer player's turn")
+        if choice is None:
+            choice = self.think_bot()
+            assert choice is not None
+        if choice[0] != self.version:
+            return self._refuse_none("the battle changed while the computer was thinking")
+        action, odds = choice[1]
+        if odds is not None:
+            self.note_odds(odds)
+        if not self.attempt(self._apply, action):
+            return None
+        return self.last_frames
+
+    def _bot_move(self) -> None:
+        """``step()``: the bot to move thinks and plays."""
+        if self.play_bot() is None:
+            raise IllegalActionError(self.notice.text)
 
     # --- what the views show ----------------------------------------------------------------------
     def status(self) -> str:
@@ -487,20 +581,7 @@ class ZooSession(param.Parameterized):
             score = "In play: " + ", ".join(g.player_name(q) for q in range(g.players) if not s.eliminated[q])
         else:
             score = "Points: " + ", ".join(f"{g.player_name(q)} {s.points[q]}" for q in range(g.players))
-        return f"{g.title()}, round {s.round_no}. {score}. {self._prompt()}"
-
-    def arena_view(self) -> dict[str, Any]:
-        """Everything needed to draw the table: the arena, the dice and who is to move."""
-        a = arena()
-        s = self.state
-        dice = []
-        for d, die in s.dice.items():
-            dice.append({"id": d, "owner": die.owner, "team": s.team(die.owner), "status": die.status,
-                         "x": die.x, "y": die.y, "angle": die.angle, "face": die.face if die.status == "arena"
-                         else None})
-        return {"size": a.size, "rail_width": a.rail_width, "hole_radius": a.hole_radius, "holes": a.holes,
-                "edge": constants()["die"]["edge"], "dice": dice, "to_move": s.current_player(), "phase": s.phase,
-                "spent": list(s.spent), "aim_preview": self.aim_preview()}
+        return f"{g.title()}, round {s.round_no}. {score}. {self.prompt()}"
 
     def cards(self) -> list[dict[str, Any]]:
         """Each team's ability card and whether it is spent this round."""
@@ -508,87 +589,149 @@ class ZooSession(param.Parameterized):
         out = []
         for q, team in enumerate(s.game.teams):
             ab = abilities()[team]
-            out.append({"player": q, "team": team, "ability": ab.name, "text": ab.text,
+            out.append({"player": q, "team": team, "key": ab.key, "ability": ab.name, "text": ab.text,
                         "in_play": s.game.abilities, "spent": s.spent[q]})
         return out
 
-    # --- saving -----------------------------------------------------------------------------------
-    def save(self) -> str:
-        """The whole session as JSON: the saved battle (core envelope), seats, aim noise, the bots' generator,
-        the log."""
-        return dump_session(SESSION_FORMAT, SESSION_VERSION, self.state, self._rng, self.seed, self.log,
-                            seats=list(self.seats), aim=[self.aim_angle_sd, self.aim_speed_sd])
+    def prompt(self) -> str:
+        s = self.state
+        if s.phase == "over":
+            names = " and ".join(s.game.player_name(q) for q in s.winners())
+            return f"The battle is over: {names} won."
+        who = s.describe_player()
+        if s.phase == "first":
+            return f"{who} chooses who starts round {s.round_no + 1}."
+        if s.phase == "place":
+            _owner, die, rule = s.pending[0]
+            side = "face-up" if rule == "head" else "any side up"
+            return f"{who} places {die} {side} anywhere in the arena."
+        extra = "an extra flick (or pass)" if s.phase == "extra" else "a flick"
+        return f"{who} to make {extra}: {', '.join(s.flickable())}."
 
-    def load(self, text: str | bytes) -> bool:
-        """Load a saved session; a bad file sets ``message`` and the current battle goes on."""
+    # --- saving (the path itself is GameSession's) ---------------------------------------------------
+    def _save_extra(self) -> dict[str, Any]:
+        return {"seats": [s.kind for s in self.seats], "aim": [self.aim_angle_sd, self.aim_speed_sd]}
+
+    def _check_saved(self, saved: SavedSession) -> dict[str, Any]:
+        state = saved.state
+        assert isinstance(state, ZooState)  # load_session read it with ZooGame
+        log = saved.log
+        check_entries(log, "battle log", LOG_FIELDS, {"odds": lambda v: isinstance(v, dict)})
+        check_entries([e["odds"] for e in log if "odds" in e], "odds in the battle log", ODDS_NOTE_FIELDS)
+        if any(e["player"] is not None and e["player"] >= state.game.players for e in log):
+            raise StateFormatError("the battle log is damaged: a move by a player who is not in the battle")
+        _check_log_texts(log)
+        if not set(saved.extra) <= {"seats", "aim"}:
+            raise StateFormatError("the file has fields a Kung-Fu Zoo session does not write")
+        seats = saved.extra.get("seats")
+        if not isinstance(seats, list) or len(seats) != state.game.players or any(s not in SEATS for s in seats):
+            raise StateFormatError("the seats are damaged")
         try:
-            saved = load_session(text, SESSION_FORMAT, SESSION_VERSION, ZooGame, "saved Kung-Fu Zoo session")
-            state, rng, seed, log = saved.state, saved.rng, saved.seed, saved.log
-            assert isinstance(state, ZooState)
-            check_entries(log, "battle log", LOG_FIELDS, {"odds": lambda v: isinstance(v, dict)})
-            check_entries([e["odds"] for e in log if "odds" in e], "odds in the battle log", ODDS_NOTE_FIELDS)
-            if any(e["player"] is not None and e["player"] >= state.game.players for e in log):
-                raise StateFormatError("the battle log is damaged: a move by a player who is not in the battle")
-            _check_log_texts(log)
-            if not set(saved.extra) <= {"seats", "aim"}:
-                raise StateFormatError("the file has fields a Kung-Fu Zoo session does not write")
-            seats = saved.extra.get("seats")
-            if not isinstance(seats, list) or len(seats) != state.game.players or any(s not in SEATS for s in seats):
-                raise StateFormatError("the seats are damaged")
-            try:
-                angle_sd, speed_sd = (float(v) for v in saved.extra["aim"])
-                AimNoise(angle_sd, speed_sd)
-            except (KeyError, TypeError, ValueError) as exc:
-                raise StateFormatError(f"the aim noise is damaged ({exc})") from None
-        except StateFormatError as exc:
-            return self._refuse(f"Could not load: {exc}. Your battle goes on.")
+            angle_sd, speed_sd = (float(v) for v in saved.extra["aim"])
+            AimNoise(angle_sd, speed_sd)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateFormatError(f"the aim noise is damaged ({exc})") from None
+        return {"seats": seats, "aim": (angle_sd, speed_sd)}
+
+    def _restore(self, saved: SavedSession, extra: dict[str, Any]) -> None:
+        state = saved.state
+        assert isinstance(state, ZooState)
         g = state.game
-        with self._lock, param.parameterized.batch_call_watchers(self):
-            self.mode, self.players, self.teams = g.mode, g.players, list(g.teams)
-            self.all_valley, self.abilities = g.all_valley, g.abilities
-            self.seats, self.seed = seats, seed
-            self.aim_angle_sd, self.aim_speed_sd = angle_sd, speed_sd
-            self._rng = rng
-            self.log = log
-            self.state = state
-            self.last_frames = []
-            self._reset_proposal()
-            self.message = "Battle loaded. " + self._prompt()
-            self._changed()
+        self.mode, self.players, self.teams = g.mode, g.players, list(g.teams)
+        self.all_valley, self.abilities = g.all_valley, g.abilities
+        self.seats = [Seat(g.player_name(q), k) for q, k in enumerate(extra["seats"])]
+        self.aim_angle_sd, self.aim_speed_sd = extra["aim"]
+        self.last_frames = []
+        self.round_result = None
+        self.state = state  # the proposal below is for the loaded battle
+        self._reset_proposal()
+
+    def try_load(self, text: str | bytes) -> bool:
+        """Load a file for a view: a refused one says why in a notice, and the battle goes on."""
+        try:
+            self.load(text)
+        except StateFormatError as exc:
+            self.notice = Notice(f"Could not load: {exc}. Your battle goes on.", Level.DANGER)
+            return False
+        self.notice = Notice("Battle loaded. " + self.prompt())
         return True
 
     # --- internals ----------------------------------------------------------------------------------
     def _seat_is_bot(self) -> bool:
         s = self.state
-        return s.phase != "over" and self.seats[s.to_move] == "bot"
+        return s.phase != "over" and self.seats[s.to_move].kind == BOT
 
-    def _play(self, action: Any) -> bool:
-        with self._lock:
-            if self._seat_is_bot():
-                return self._refuse(f"{self.state.describe_player()} is played by the computer")
-            try:
-                self.state.apply_action(action)
-            except IllegalActionError as exc:
-                return self._refuse(str(exc))
-            self._after_move(action, [])
-            return True
+    def _board(self) -> dict[str, tuple[float, float, float, str]]:
+        """Every die in the arena: where it lies and the face it shows (for a round's final board)."""
+        return {d: (die.x, die.y, die.angle, die.face) for d, die in self.state.dice.items() if die.status == "arena"}
 
-    def _after_move(self, action: Any, frames: list[dict[str, Any]]) -> None:
+    def _final_board(self, action: Move, frames: list[dict[str, Any]],
+                     before: dict[str, tuple[float, float, float, str]], restarted: bool
+                     ) -> dict[str, tuple[float, float, float, str]]:
+        """The arena as the round ended. When the rules started the next round at once (a tied Points Battle
+        round), the dice are back in hand: the flick's last frame (or the placement) tells where they lay."""
+        if not restarted:
+            return self._board()
+        if frames:
+            return {d: (float(p[0]), float(p[1]), float(p[2]), str(p[3])) for d, p in frames[-1]["dice"].items()}
+        board = dict(before)
+        if isinstance(action, Place):
+            board[action.die] = (action.x, action.y, 0.0, action.face)
+        return board
+
+    def _round_result(self, action: Move, frames: list[dict[str, Any]],
+                      before: dict[str, tuple[float, float, float, str]], round_no: int) -> RoundResult | None:
+        """The result of the round ``action`` ended, or None when the round goes on."""
+        s = self.state
+        g = s.game
+        last = s.last or {}
+        restarted = s.round_no != round_no
+        ended = restarted or (s.phase in ("first", "over") and any(
+            k in last for k in ("round_winner", "round_scores", "winner")))
+        if not ended:
+            return None
+        board = self._final_board(action, frames, before, restarted)
+        owner = {d: die.owner for d, die in s.dice.items()}
+        animals = tuple(Animal(d, owner[d], x, y, a, f, face_points(f)) for d, (x, y, a, f) in sorted(board.items()))
+        names = tuple(g.player_name(q) for q in range(g.players))
+        over = s.phase == "over"
+        winners = tuple(s.winners()) if over else ()
+        if g.mode == "cage":
+            winner = int(last.get("round_winner", last.get("winner", s.to_move)))
+            beaten = [names[q] for q in range(g.players) if q != winner]
+            events = "; ".join(last.get("events", []))
+            how = (f"{names[winner]} won round {round_no}: {' and '.join(beaten)} had no animal left fighting "
+                   f"(every one caged, out or stunned)" + (f" after {events}" if events else "") + ".")
+            return RoundResult(round_no, g.mode, names, winner, how, animals, (), (), over, winners)
+        totals = tuple(sum(a.points for a in animals if a.player == q) for q in range(g.players))
+        gained = tuple(last.get("round_points", totals))
+        how = "Points on the table: " + ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True)) + "."
+        return RoundResult(round_no, g.mode, names, None, how, animals, totals, gained, over, winners)
+
+    def _after_move(self, action: Move, frames: list[dict[str, Any]],
+                    before: dict[str, tuple[float, float, float, str]], round_no: int) -> None:
         s = self.state
         last = s.last or {}
         player = last.get("player")
+        events = list(last.get("events", []))
+        result = self._round_result(action, frames, before, round_no)
         with param.parameterized.batch_call_watchers(self):
-            entry = {"move": len(self.log), "player": player, "text": str(action),
-                     "events": list(last.get("events", []))}
+            entry: dict[str, Any] = {"move": len(self.log), "player": player, "text": str(action), "events": events}
             if str(action) in self._odds_notes:
                 entry["odds"] = self._odds_notes[str(action)]
             self._odds_notes = {}
             self.log = [*self.log, entry]
             self.last_frames = frames
+            self.round_result = result
             if isinstance(action, Flick) or s.phase not in ("flick", "extra") or self.die not in s.flickable():
                 self._reset_proposal()
-            events = "; ".join(last.get("events", []))
-            self.message = (f"{action}. {events + '. ' if events else ''}{self._prompt()}").strip()
+            said = "; ".join(events)
+            text = f"{action}. {said + '. ' if said else ''}"
+            if result is not None:
+                text += result.how + " "
+            level = (Level.SUCCESS if result is not None or any("cage" in e for e in events) else
+                     Level.WARNING if any(e.startswith("foul") or "hopped out" in e for e in events) else Level.INFO)
+            self.notice = Notice((text + self.prompt()).strip(), level)
             self._changed()
 
     def _reset_proposal(self) -> None:
@@ -604,28 +747,16 @@ class ZooSession(param.Parameterized):
         flick = self.proposed_flick()
         return f"Proposed: {flick}" if problem is None else f"Not yet playable: {problem}"
 
-    def _prompt(self) -> str:
-        s = self.state
-        if s.phase == "over":
-            names = " and ".join(s.game.player_name(q) for q in s.winners())
-            return f"The battle is over: {names} won."
-        who = s.describe_player()
-        if s.phase == "first":
-            return f"{who} chooses who starts round {s.round_no + 1}."
-        if s.phase == "place":
-            _owner, die, rule = s.pending[0]
-            side = "face-up" if rule == "head" else "any side up"
-            return f"{who} places {die} {side} anywhere in the arena."
-        extra = "an extra flick (or pass)" if s.phase == "extra" else "a flick"
-        return f"{who} to make {extra}: {', '.join(s.flickable())}."
-
     def _refuse(self, reason: str) -> bool:
-        self.message = reason[:1].upper() + reason[1:] if reason else "refused"
+        self.refuse(reason[:1].upper() + reason[1:] if reason else "refused")
         return False
 
     def _refuse_none(self, reason: str) -> None:
         self._refuse(reason)
         return None
 
-    def _changed(self) -> None:
-        self.version += 1
+    def refuse(self, reason: str) -> None:
+        super().refuse(reason[:1].upper() + reason[1:] if reason else "refused")
+
+
+__all__ = ["DRAG_MM_PER_M_S", "Animal", "RoundResult", "ZooSession"]

@@ -19,7 +19,7 @@ import pytest
 from browser_helpers import BOARD_READY, block_other_hosts, to_page
 from playwright.sync_api import expect
 
-from apps import _zoo_arena as za
+from apps.zoo import adapter as za
 from engine.zoo.session import DRAG_MM_PER_M_S
 
 pytestmark = pytest.mark.browser
@@ -272,7 +272,8 @@ def arena_click(live: Live, x: float, y: float) -> None:
 
 def test_zoo_flick_draws_the_aim_its_odds_and_the_heat_map(live):
     """Choose C2 on the bench, the west dot and the back face, then drag the flick: the arena draws the die
-    chosen and the aim, the odds of the flick appear and the heat map of caging odds is drawn."""
+    chosen and the aim, the odds of the flick appear and the heat map of caging odds is drawn; commit it, and
+    the board and the turn follow."""
     cell = live.cell("zoo")
     arena, heat = live.figure("arena"), live.figure("heatmap")
     arena_click(live, *za.bench_xy(0, 1))
@@ -296,6 +297,11 @@ def test_zoo_flick_draws_the_aim_its_odds_and_the_heat_map(live):
     expect(cell.locator(".odds-n")).to_contain_text("simulated flicks", timeout=WAIT)
     live.wait_changed("heatmap", heat, "heat map of caging odds", timeout=2 * WAIT / 1000)
     live.shot("zoo_flick_aimed")
+    flicked = live.figure("arena")
+    cell.get_by_role("button", name="Commit flick").click()  # the flick is played: the board follows it
+    live.wait_changed("arena", flicked, "arena, after the flick was committed")
+    expect(cell.locator(".prompt")).to_contain_text("P2 (Elephant)", timeout=WAIT)
+    live.shot("zoo_flick_played")
 
 
 # --- offline: after every click above ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from pathlib import Path
 
@@ -15,8 +16,8 @@ import pytest
 from browser_helpers import BOARD_READY, choose_file, serve_pages, to_page, wait_for
 from playwright.sync_api import expect
 
-from apps import _zoo_arena as za
 from apps import zoo
+from apps.zoo import adapter as za
 from engine.zoo.faces import orientation_with_up
 from engine.zoo.game import Die
 from engine.zoo.odds import AimNoise, flick_odds
@@ -24,7 +25,7 @@ from engine.zoo.session import DRAG_MM_PER_M_S, ZooSession
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/tmp/zoo_shots")
+SHOTS = Path(os.environ.get("ZOO_SHOTS", "/tmp/zoo_shots"))
 WAIT = 20.0  # s: the machine is shared, so page updates can lag behind the server's state
 
 
@@ -44,7 +45,7 @@ def open_game(page, url, pages, count=1):
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg="arena", timeout=30_000)
     until(lambda: len(pages) >= count, page)
-    return pages[count - 1].dashboard
+    return pages[count - 1]
 
 
 def shot(page, name):
@@ -80,6 +81,19 @@ def drag(page, start, vector, shot_name=None):
     page.mouse.up()
 
 
+def figure_title(page, name):
+    return page.evaluate("(name) => [...Bokeh.index.all_views()].find(v => v.model.name === name).model.title.text",
+                         name)
+
+
+def expect_title(page, name, pattern, timeout=WAIT):
+    """The title the browser shows on the figure ``name`` comes to match ``pattern`` (a regular expression)."""
+    import re
+
+    until(lambda: re.search(pattern, figure_title(page, name)), page, timeout=timeout,
+          message=lambda: f"the {name} title is {figure_title(page, name)!r}")
+
+
 def aim_vector(direction, speed, normal_deg):
     h = math.radians(normal_deg + direction)
     return speed * DRAG_MM_PER_M_S * math.cos(h), speed * DRAG_MM_PER_M_S * math.sin(h)
@@ -89,7 +103,7 @@ def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, con
     url, pages = serve(serve_app)
     dash = open_game(page, url, pages)
     s = dash.session
-    assert s.seats == ["person", "bot"]
+    assert [seat.kind for seat in s.seats] == ["person", "bot"]
     shot(page, "1_start")
     # Choose C2 on the bench, the west dot, the back face; then drag the flick from the die.
     click(page, *za.bench_xy(0, 1))
@@ -102,31 +116,33 @@ def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, con
     drag(page, (9.5, 150.0), aim_vector(8.0, 1.3, 0.0), shot_name="2a_dragging")
     released = time.perf_counter()
     until(lambda: s.proposed_flick() is not None and abs(s.direction - 8.0) < 1.0 and abs(s.speed - 1.3) < 0.03, page)
-    until(lambda: dash.odds is not None and dash.odds.flick == str(s.proposed_flick()), page)
+    until(lambda: dash.odds.odds_for(str(s.proposed_flick())) is not None, page)
     print(f"first odds {time.perf_counter() - released:.2f} s after the mouse was released")
     expect(page.locator(".p-cage")).to_be_visible(timeout=WAIT * 1000)
-    until(lambda: dash.odds is not None and dash.odds.samples == 500 and not dash.odds_busy, page)
+    until(lambda: dash.odds.odds is not None and dash.odds.odds.samples == 500 and not dash.odds.busy, page)
+    print(f"all 500 odds {time.perf_counter() - released:.2f} s after the mouse was released")
     expect(page.locator(".odds-n")).to_contain_text("500 simulated flicks", timeout=WAIT * 1000)
-    until(lambda: dash.grid is not None, page, timeout=60)
+    until(lambda: dash.odds.grid is not None and dash.odds.mapped == dash.odds.cells, page, timeout=60)
+    expect_title(page, "heatmap", "a cell: click to aim|no cell caged")
     shot(page, "2_aimed_with_odds")
-    shown = dash.odds
+    shown = dash.odds.odds
 
     page.get_by_role("button", name="Commit flick").click()
-    until(lambda: dash.animating, page)
+    until(lambda: dash.arena.animating, page)
     page.wait_for_timeout(150)
     shot(page, "3_animating")
-    until(lambda: not dash.animating and dash.fps_log, page)
-    assert dash.fps_log[-1]["drawn"] >= 2
+    until(lambda: not dash.arena.animating and dash.arena.fps_log, page)
+    assert dash.arena.fps_log[-1]["drawn"] >= 2
     entry = s.log[1]
     assert entry["player"] == 0 and entry["text"].startswith("flick C2 from W-dot face=back")
     assert entry["odds"]["cage_opponent"] == pytest.approx(shown.cage_opponent.value)
     fighting = " · ".join(f"{s.state.game.player_name(q)} {s.state.still_fighting(q)}" for q in range(2))
     expect(page.locator(".fighting")).to_have_text(fighting, timeout=WAIT * 1000)
     # The bot (P2) answers: its flick animates too, then it is P1's turn again.
-    until(lambda: len(s.log) >= 3 and not dash.animating and s.state.to_move == 0, page, timeout=60)
+    until(lambda: len(s.log) >= 3 and not dash.arena.animating and s.state.to_move == 0, page, timeout=60)
     expect(page.locator(".prompt")).to_contain_text("P1 (Crocodile) to make a flick", timeout=WAIT * 1000)
-    assert len(dash.fps_log) >= 2
-    print("animations in the browser:", [f"{e['fps']:.0f} fps over {e['seconds']:.2f} s" for e in dash.fps_log])
+    assert len(dash.arena.fps_log) >= 2
+    print("animations in the browser:", [f"{e['fps']:.0f} fps over {e['seconds']:.2f} s" for e in dash.arena.fps_log])
     shot(page, "4_after_the_bot")
 
     # Save (a download), play on, a bad file changes nothing, the saved file brings the battle back.
@@ -139,7 +155,7 @@ def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, con
     bad.write_text('{"format": "something else"}')
     version = s.version
     choose_file(page, bad)
-    until(lambda: "Could not load" in s.message, page)
+    until(lambda: "Could not load" in s.notice.text, page)
     expect(page.get_by_text("Could not load").first).to_be_visible(timeout=WAIT * 1000)
     assert s.version == version and s.state.to_json() == kept
     assert console_errors == []
@@ -172,7 +188,7 @@ def test_a_caging_grants_the_extra_flick(page, serve_app, console_errors, tmp_pa
     file = tmp_path / "cage.json"
     file.write_text(saved)
     choose_file(page, file)
-    until(lambda: "Battle loaded" in s.message and s.seats == ["person", "person"], page)
+    until(lambda: "Battle loaded" in s.notice.text and [q.kind for q in s.seats] == ["person", "person"], page)
     click(page, *za.bench_xy(0, 0))
     until(lambda: s.die == "C1", page)
     click(page, 150.0, 310.0)
@@ -181,10 +197,10 @@ def test_a_caging_grants_the_extra_flick(page, serve_app, console_errors, tmp_pa
     until(lambda: s.face == "back", page)
     drag(page, (150.0, 290.5), aim_vector(direction, speed, -90.0))
     until(lambda: abs(s.direction - direction) < 0.6 and abs(s.speed - speed) < 0.03, page)
-    until(lambda: dash.odds is not None and dash.odds.flick == str(s.proposed_flick()), page)
+    until(lambda: dash.odds.odds_for(str(s.proposed_flick())) is not None, page)
     page.get_by_role("button", name="Commit flick").click()
-    until(lambda: dash.animating, page)
-    until(lambda: not dash.animating, page)
+    until(lambda: dash.arena.animating, page)
+    until(lambda: not dash.arena.animating, page)
     assert s.state.dice["E1"].status == "caged"
     assert s.state.phase == "extra" and s.state.to_move == 0
     expect(page.locator(".prompt")).to_contain_text("an extra flick", timeout=WAIT * 1000)
@@ -200,7 +216,7 @@ def test_a_caging_grants_the_extra_flick(page, serve_app, console_errors, tmp_pa
     expect(page.locator(".prompt")).to_contain_text("places E1 face-up anywhere", timeout=WAIT * 1000)
     page.wait_for_timeout(400)
     click(page, 200.0, 220.0)
-    until(lambda: s.state.dice["E1"].status == "arena", page, message=lambda: s.message)
+    until(lambda: s.state.dice["E1"].status == "arena", page, message=lambda: s.notice.text)
     e1 = s.state.dice["E1"]
     assert (e1.x, e1.y, e1.face) == (pytest.approx(200.0, abs=1.0), pytest.approx(220.0, abs=1.0), "head")
     assert s.state.phase == "flick" and s.state.to_move == 1
@@ -224,11 +240,11 @@ def test_two_tabs_play_independent_games(page, serve_app, console_errors):
     other = page.context.new_page()
     second = open_game(other, url, pages, count=2)
     assert first.session is not second.session
-    second.bots = False
+    second.bots.active = False
     seed = other.get_by_label("Seed")
     seed.fill("7")
     seed.press("Enter")
-    until(lambda: second._seed_w.value == 7, other)
+    until(lambda: second.controls.seed.value == 7, other)
     other.get_by_role("button", name="New game").click()
     until(lambda: second.session.seed == 7, other)
     expect(other.get_by_text("seed 7").first).to_be_visible(timeout=WAIT * 1000)
@@ -236,9 +252,10 @@ def test_two_tabs_play_independent_games(page, serve_app, console_errors):
     page.bring_to_front()
     click(page, *za.bench_xy(0, 2))
     until(lambda: first.session.die == "C3", page)
+    page.wait_for_function(BOARD_READY, arg="arena", timeout=WAIT * 1000)  # the tab brought back is drawn again
     drag(page, (150.0, 9.5), aim_vector(0.0, 1.0, 90.0))
     until(lambda: first.session.proposal_problem() is None and abs(first.session.speed - 1.0) < 0.03, page,
-          message=lambda: first.session.message)
+          message=lambda: first.session.notice.text)
     page.get_by_role("button", name="Commit flick").click()
     until(lambda: len(first.session.log) >= 2, page)
     assert second.session.state.to_json() == before and len(second.session.log) == 1
@@ -246,3 +263,194 @@ def test_two_tabs_play_independent_games(page, serve_app, console_errors):
     expect(page.get_by_text("seed 7")).to_have_count(0)
     other.close()
     assert console_errors == []
+
+
+# --- issue 13: the page tells the outcome -----------------------------------------------------------------------
+SOURCE = """([fig, renderer]) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === fig);
+  const d = v.model.renderers.find(r => r.name === renderer).data_source.data;
+  return Object.fromEntries(d instanceof Map ? d : Object.entries(d));
+}"""
+
+
+def drawn(page, renderer, fig="arena"):
+    """The data the browser draws with one named renderer of a figure (columns as lists)."""
+    return {k: list(v) for k, v in page.evaluate(SOURCE, [fig, renderer]).items()}
+
+
+def load(page, dash, tmp_path, text, name="battle.json"):
+    version = dash.session.version
+    file = tmp_path / name
+    file.write_text(text)
+    choose_file(page, file)
+    until(lambda: dash.session.version > version and "Battle loaded" in dash.session.notice.text, page,
+          message=lambda: dash.session.notice.text)
+
+
+def test_a_round_ends_on_its_result_card_and_the_final_board_stays_until_next_round(page, serve_app, console_errors,
+                                                                                   tmp_path):
+    """Caging the last Elephant fighting wins the round: the card says who won and how, the board stays as the
+    round ended (the next round's choice waits), and Next round goes on."""
+    saved, direction, speed = caging_position()
+    data = json.loads(saved)
+    s = ZooSession(seed=5, seats=["person", "person"], odds_workers=1)
+    s.load(saved)
+    for e in ("E2", "E3", "E4"):
+        s.state.dice[e].status = "caged"  # E1 is the last Elephant fighting
+    saved = s.save()
+    assert json.loads(saved)["format"] == data["format"]
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, saved)
+    click(page, *za.bench_xy(0, 0))
+    until(lambda: s.die == "C1", page)
+    click(page, 150.0, 310.0)
+    until(lambda: s.spot == "N-dot", page)
+    page.get_by_role("button", name="back", exact=True).click()
+    until(lambda: s.face == "back", page)
+    drag(page, (150.0, 290.5), aim_vector(direction, speed, -90.0))
+    until(lambda: abs(s.direction - direction) < 0.6 and abs(s.speed - speed) < 0.03, page)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: s.round_result is not None and dash.arena.settled(), page, timeout=60)
+    assert s.state.dice["E1"].status == "caged" and s.state.wins == [1, 0] and s.state.phase == "first"
+    card = page.locator(".round-result")
+    expect(card).to_contain_text("P1 (Crocodile) wins round 1", timeout=WAIT * 1000)
+    expect(card).to_contain_text("no animal left fighting")
+    c1 = s.state.dice["C1"]
+    board = drawn(page, "dice")
+    i = board["id"].index("C1")
+    assert (board["x"][i], board["y"][i]) == (pytest.approx(c1.x), pytest.approx(c1.y))  # the final board
+    expect(page.get_by_role("button", name="P2 (Elephant) starts")).to_be_hidden()  # the card comes first
+    shot(page, "8_round_result_cage")
+    page.get_by_role("button", name="Next round").click()
+    until(lambda: s.round_result is None, page)
+    expect(card).to_be_hidden(timeout=WAIT * 1000)
+    page.get_by_role("button", name="P2 (Elephant) starts").click()
+    until(lambda: s.state.round_no == 2 and s.state.to_move == 1, page)
+    assert console_errors == []
+
+
+def last_animal_to_enter() -> str:
+    """A Points Battle with every animal in the arena but C4, which P1 flicks to end the round."""
+    from helpers import in_arena
+
+    s = ZooSession(seed=6, mode="points", seats=["person", "person"], odds_workers=1)
+    st = s.state
+    in_arena(st, faces={"C1": "head", "C2": "back", "C3": "tail", "E1": "left", "E2": "head", "E3": "feet",
+                        "E4": "right"}, dice=["C1", "C2", "C3", "E1", "E2", "E3", "E4"])
+    st.rail_rule, st.to_move = None, 0
+    return s.save()
+
+
+def test_a_points_round_shows_each_animal_face_and_points_both_totals_and_the_difference(page, serve_app,
+                                                                                       console_errors, tmp_path):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, last_animal_to_enter())
+    click(page, *za.bench_xy(0, 3))
+    until(lambda: s.die == "C4", page)
+    drag(page, (150.0, 9.5), aim_vector(0.0, 0.6, 90.0))
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 0.6) < 0.03, page)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: s.round_result is not None and dash.arena.settled(), page, timeout=60)
+    r = s.round_result
+    card = page.locator(".round-result")
+    expect(card).to_contain_text("Round 1: the points", timeout=WAIT * 1000)
+    for a in r.animals:
+        expect(card).to_contain_text(f"{a.die} {a.face} ({za.FACE_LETTERS[a.face]}) {a.points:+d}")
+    totals = card.locator(".total").all_inner_texts()
+    assert totals == [str(t) for t in r.totals]
+    assert r.totals == tuple(sum(a.points for a in r.animals if a.player == q) for q in (0, 1))
+    expect(card.locator(".difference")).to_have_text(f"{r.totals[0] - r.totals[1]:+d}")
+    board = drawn(page, "dice")
+    for a in r.animals:  # the board as the round ended, whatever the next round has done to the dice
+        i = board["id"].index(a.die)
+        assert (board["x"][i], board["y"][i], board["status"][i]) == (pytest.approx(a.x), pytest.approx(a.y), "arena")
+    shot(page, "9_round_result_points")
+    page.get_by_role("button", name="Next round").click()
+    expect(card).to_be_hidden(timeout=WAIT * 1000)
+    assert console_errors == []
+
+
+def test_a_stunned_die_keeps_its_hatch_while_it_moves(page, serve_app, console_errors, tmp_path):
+    """While a flick plays out, every die it moves is drawn by the animation, a stunned one hatched there; the
+    hatch it had on the board is hidden with it (it used to stay behind where the die had been)."""
+    from helpers import in_arena
+
+    s0 = ZooSession(seed=7, seats=["person", "person"], odds_workers=1)
+    in_arena(s0.state, faces={"C1": "feet"}, dice=["C1", "E1"])
+    s0.state.rail_rule = None
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, s0.save())
+
+    def hatched():
+        board = drawn(page, "dice")
+        return board["halpha"][board["id"].index("C1")] > 0
+
+    until(hatched, page)  # hatched on the board
+    click(page, *za.bench_xy(0, 1))
+    until(lambda: s.die == "C2", page)
+    drag(page, (150.0, 9.5), aim_vector(-20.0, 2.2, 90.0))
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 2.2) < 0.05, page)
+    page.get_by_role("button", name="Commit flick").click()
+    until(lambda: "C1" in drawn(page, "moving")["id"], page)  # the browser plays the flick
+    moving, board = drawn(page, "moving"), drawn(page, "dice")
+    shot(page, "10_hatch_moves_with_its_die")
+    assert moving["halpha"][moving["id"].index("C1")] > 0 or s.state.dice["C1"].face != "feet"
+    i = board["id"].index("C1")
+    assert board["alpha"][i] == 0 and board["halpha"][i] == 0  # nothing left behind on the board layer
+    until(lambda: dash.arena.settled(), page, timeout=60)
+    board = drawn(page, "dice")
+    i = board["id"].index("C1")
+    c1 = s.state.dice["C1"]
+    if c1.status == "arena":
+        assert (board["x"][i], board["y"][i]) == (pytest.approx(c1.x), pytest.approx(c1.y))
+        assert (board["halpha"][i] > 0) is (c1.face == "feet")
+    assert console_errors == []
+
+
+def test_the_heat_map_says_why_it_has_no_map(page, serve_app, console_errors, tmp_path):
+    """Under Dust Kick and on a bot's turn there is nothing to map: the title says so (it said "mapping…" for
+    ever)."""
+    s0 = ZooSession(seed=8, teams=["gorilla", "zebra"], seats=["person", "person"], odds_workers=1)
+    s0.state.dust[0] = True
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    load(page, dash, tmp_path, s0.save())
+    expect_title(page, "heatmap", r"none now\. Eyes closed \(Dust Kick\)")
+    expect(page.locator(".no-odds")).to_contain_text("Eyes closed (Dust Kick)", timeout=WAIT * 1000)
+    shot(page, "11_heat_map_dust_kick")
+    dash.bots.active = False  # the bot's turn stays on the page
+    s0 = ZooSession(seed=8, seats=["bot", "person"], odds_workers=1)
+    load(page, dash, tmp_path, s0.save(), "bot.json")
+    expect_title(page, "heatmap", "none now.*played by the computer")
+    assert dash.odds.cells == 0 and not dash.odds.busy
+    assert console_errors == []
+
+
+def test_a_rail_click_off_the_dot_does_not_arm_the_ambush(page, serve_app, console_errors):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    click(page, *za.bench_xy(0, 0))
+    until(lambda: s.die == "C1", page)
+    click(page, 100.0, -10.0)  # the south rail, off its dot
+    until(lambda: "arm the ability first" in s.notice.text, page)
+    assert s.spot == "S-dot" and not s.use_ability_flag
+    expect(page.locator(".notice")).to_contain_text("arm the ability first", timeout=WAIT * 1000)
+    assert drawn(page, "bands")["left"] == []  # no band to flick from: the Ambush is not armed
+    page.get_by_role("button", name="Arm Ambush").click()
+    until(lambda: s.use_ability_flag, page)
+    expect(page.get_by_role("button", name="Disarm Ambush")).to_be_visible(timeout=WAIT * 1000)
+    page.wait_for_timeout(400)
+    click(page, 100.0, -10.0)
+    until(lambda: s.spot == "S@100.0", page, message=lambda: s.notice.text)
+    assert len(drawn(page, "bands")["left"]) == 4
+    assert s.proposal_problem() is None and not s.state.spent[0]  # armed, spent only by the flick
+    shot(page, "12_ambush_armed")
+    assert console_errors == []
+

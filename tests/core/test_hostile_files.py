@@ -272,7 +272,7 @@ def _kzin():
 
 def _zoo():
     s = ZooSession(seed=1, odds_workers=1)
-    return s, lambda text: (s.load(text), s.message)[1]
+    return s, lambda text: (s.try_load(text), s.notice.text)[1]
 
 
 HOSTILE = {

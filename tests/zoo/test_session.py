@@ -16,12 +16,12 @@ def snapshot(session: ZooSession) -> str:
 
 def test_build_propose_estimate_and_commit_a_flick() -> None:
     s = ZooSession(seed=3, seats=["person", "person"], odds_workers=1)
-    assert s.state.current_player() == 0 and "P1 (Crocodile) to make a flick" in s.message
+    assert s.state.current_player() == 0 and "P1 (Crocodile) to make a flick" in s.notice.text
     assert s.choose_die("C2") and s.launch_spot("W-dot") and s.set_face("back")
     assert s.propose_flick(10.0, 1.1)
     assert str(s.proposed_flick()) == "flick C2 from W-dot face=back dir=10.0 speed=1.1"
     line = s.aim_line()
-    assert line is not None and line["x"] == 9.5 and line["y"] == 150.0 and line["heading"] == 10.0
+    assert line is not None and line["x"] == -9.5 and line["y"] == 150.0 and line["heading"] == 10.0
     assert abs(line["slide"] - 1100.0**2 / (2 * 0.35 * 9810)) < 1e-6
     odds = s.odds(samples=20)
     assert odds is not None and odds.samples == 20 and odds.flick == str(s.proposed_flick())
@@ -52,11 +52,11 @@ def test_refused_commands_say_why_and_change_nothing() -> None:
         (lambda: s.play_bot(), "not a computer player's turn"),
         (lambda: s.apply("jump"), "cannot read"),
         (lambda: s.new_game(seed=-1), "seed"),
-        (lambda: s.load("not json"), "not valid JSON"),
-        (lambda: s.load(json.dumps({"format": "chess"})), "not a saved Kung-Fu Zoo"),
+        (lambda: s.try_load("not json"), "not valid JSON"),
+        (lambda: s.try_load(json.dumps({"format": "chess"})), "not a saved Kung-Fu Zoo"),
     ]:
         assert not command(), words
-        assert words.lower() in s.message.lower(), (words, s.message)
+        assert words.lower() in s.notice.text.lower(), (words, s.notice.text)
         assert snapshot(s) == before
     assert s.version == version and (s.direction, s.speed) == (0.0, 1.2)
 
@@ -65,7 +65,7 @@ def test_bot_seat_moves_and_person_cannot_move_for_it() -> None:
     s = ZooSession(seed=2, seats=["person", "bot"], bot_candidates=3, bot_samples=1)
     assert s.commit_flick() is not None
     assert s.bot_to_move()
-    assert s.commit_flick() is None and "computer" in s.message
+    assert s.commit_flick() is None and "computer" in s.notice.text
     frames = s.play_bot()
     assert frames is not None and s.state.current_player() == 0 and len(s.log) == 3
 
@@ -93,13 +93,13 @@ def test_save_and_load_round_trip_and_bad_files_keep_the_battle() -> None:
     s.commit_flick()
     text = s.save()
     other = ZooSession(seed=9)
-    assert other.load(text)
+    assert other.try_load(text)
     assert snapshot(other) == snapshot(s) and other.seats == s.seats and other.log == s.log
     assert other.players == 3 and other.mode == "points"
     damaged = json.loads(text)
     damaged["game"]["state"]["points"] = [1, 2, 3]
     before = snapshot(other)
-    assert not other.load(json.dumps(damaged)) and "checksum" in other.message and snapshot(other) == before
+    assert not other.try_load(json.dumps(damaged)) and "checksum" in other.notice.text and snapshot(other) == before
 
 
 def test_placing_an_animal_knocked_out(monkeypatch) -> None:
@@ -110,8 +110,8 @@ def test_placing_an_animal_knocked_out(monkeypatch) -> None:
     s.state.rail_rule = None
     Script(monkeypatch).then(left={"E2": "W"})
     assert s.choose_die("C1") and s.commit_flick() is not None
-    assert s.state.phase == "place" and "places E2 face-up" in s.message
-    assert not s.place("E2", 150.0, 262.5, "back") and "face-up" in s.message
+    assert s.state.phase == "place" and "places E2 face-up" in s.notice.text
+    assert not s.place("E2", 150.0, 262.5, "back") and "face-up" in s.notice.text
     assert s.place("E2", 150.0, 262.5) and s.state.dice["E2"].status == "arena"
 
 
@@ -121,7 +121,7 @@ def test_dust_kick_hides_the_odds() -> None:
     assert s.use_ability("P1")
     s.choose_die("Z1")
     s.commit_flick()
-    assert not s.aim_preview() and s.odds(samples=10) is None and "Dust Kick" in s.message
+    assert not s.aim_preview() and s.odds(samples=10) is None and "Dust Kick" in s.notice.text
     assert s.aim_line() is None
 
 
@@ -138,8 +138,9 @@ def test_trunk_shot_and_ambush_through_the_session() -> None:
     assert str(s.proposed_flick()) == "flick E2 from here dir=200.0 speed=0.8 ability"
     assert s.commit_flick() is not None and s.state.spent == [True, False]
     assert s.spot_options("C1")["anywhere_needs_ability"]
-    assert s.choose_die("C1") and not s.launch_spot("E@100") and "ability" in s.message
-    s.use_ability_flag = True
+    assert s.choose_die("C1") and not s.launch_spot("E@100") and "ability" in s.notice.text
+    assert not s.use_ability_flag  # a rail click never arms the Ambush: its own step does
+    assert s.arm_ability() and s.use_ability_flag
     assert s.launch_spot("E@100") and s.propose_flick(-15.0, 1.0)
     assert s.commit_flick() is not None and s.state.spent == [True, True]
 
@@ -160,5 +161,60 @@ def test_a_forged_log_with_a_good_checksum_is_refused(change, words) -> None:
     data["checksum"] = session_checksum(data)
     other = ZooSession(seed=9, odds_workers=1)
     before = snapshot(other)
-    assert not other.load(json.dumps(data))
-    assert words in other.message and snapshot(other) == before
+    assert not other.try_load(json.dumps(data))
+    assert words in other.notice.text and snapshot(other) == before
+
+
+def test_play_refuses_an_illegal_or_foreign_action_and_changes_nothing() -> None:
+    from engine.core import IllegalActionError
+    from engine.core.session import Level
+    from engine.zoo.actions import Flick, Pass
+
+    s = ZooSession(seed=3, seats=["person", "bot"], odds_workers=1)
+    before, version = snapshot(s), s.version
+    for action in (Pass(), Flick("E1", "S", None, "head", 0.0, 1.0), "flick C1 from S-dot", 7):
+        with pytest.raises(IllegalActionError):
+            s.play(action)
+        assert snapshot(s) == before and s.version == version
+    assert not s.attempt(s.play, Pass()) and s.notice.level is Level.WARNING and "extra flick" in s.notice.text
+    with pytest.raises(IllegalActionError, match="no bot is to move"):
+        s.step()
+    s.play(Flick("C1", "S", None, "head", 0.0, 1.0))
+    assert s.bot_to_move() and s.seats[1].kind == "bot" and s.seats[1].name == "P2 (Elephant)"
+    with pytest.raises(IllegalActionError, match="computer"):
+        s.play(Flick("E1", "S", None, "head", 0.0, 1.0))
+    s.step()
+    assert s.state.current_player() == 0 and len(s.log) == 3
+
+
+def _play_until_a_round_ends(s: ZooSession, moves: int = 200) -> None:
+    for _ in range(moves):
+        if s.round_result is not None:
+            return
+        s.step()
+    raise AssertionError("no round ended")
+
+
+def test_a_points_round_ends_on_its_result_with_each_animal_face_and_points() -> None:
+    from engine.zoo.constants import face_points
+
+    s = ZooSession(seed=2, mode="points", seats=["bot", "bot"], bot_candidates=2, bot_samples=1, odds_workers=1)
+    _play_until_a_round_ends(s)
+    r = s.round_result
+    assert r.mode == "points" and r.round_no == 1 and r.winner is None
+    assert r.animals and all(a.points == face_points(a.face) for a in r.animals)
+    totals = tuple(sum(a.points for a in r.animals if a.player == q) for q in (0, 1))
+    assert r.totals == totals and r.difference == totals[0] - totals[1]
+    assert r.gained == (max(r.difference, 0), max(-r.difference, 0))  # the seed's Points Battle rule
+    assert s.state.points == list(r.gained) or s.state.round_no == 2
+    assert s.next_round() and s.round_result is None and not s.next_round()
+
+
+def test_a_cage_round_ends_on_its_winner_and_how() -> None:
+    s = ZooSession(seed=1, seats=["bot", "bot"], bot_candidates=2, bot_samples=1, odds_workers=1)
+    _play_until_a_round_ends(s)
+    r = s.round_result
+    assert r.mode == "cage" and r.winner in (0, 1) and s.state.wins[r.winner] == 1
+    assert r.how.startswith(f"{r.players[r.winner]} won round 1") and "no animal left fighting" in r.how
+    board = {d for d, die in s.state.dice.items() if die.status == "arena"}
+    assert {a.die for a in r.animals} == board  # the board as the round ended: still there until the next round

@@ -69,7 +69,7 @@ def _played_session(mode="cage"):
             break
         version = s.version
         s.play_bot()
-        assert s.version > version, s.message
+        assert s.version > version, s.notice.text
     return s
 
 
@@ -142,16 +142,16 @@ def test_a_forged_battle_is_refused_and_the_battle_in_progress_goes_on(edit):
         load_state(json.dumps(json.loads(text)["game"]), ZooGame)
     s = ZooSession(seed=9, seats=["person", "person"], odds_workers=1)
     before = s.save()
-    assert not s.load(text)
-    assert s.save() == before and s.message.startswith("Could not load")
-    assert PAYLOAD not in s.message and len(s.message) <= 400
+    assert not s.try_load(text)
+    assert s.save() == before and s.notice.text.startswith("Could not load")
+    assert PAYLOAD not in s.notice.text and len(s.notice.text) <= 400
 
 
 def test_10000_points_in_a_points_battle_are_refused_too():
     played = _played_session("points")
     text = _forge(played.save(), edit_state=lambda st: st.update(points=[10_000, 0]))
     s = ZooSession(seed=9, odds_workers=1)
-    assert not s.load(text) and "points" in s.message
+    assert not s.try_load(text) and "points" in s.notice.text
 
 
 LOG_FORGERIES = {
@@ -167,14 +167,14 @@ def test_a_forged_battle_log_is_refused(edit):
     text = _forge(_played_session().save(), edit_session=edit)
     s = ZooSession(seed=9, odds_workers=1)
     before = s.save()
-    assert not s.load(text)
-    assert s.save() == before and PAYLOAD not in s.message
+    assert not s.try_load(text)
+    assert s.save() == before and PAYLOAD not in s.notice.text
 
 
 def test_the_unforged_battle_loads():
     played = _played_session()
     s = ZooSession(seed=9, odds_workers=1)
-    assert s.load(_forge(played.save())), s.message
+    assert s.try_load(_forge(played.save())), s.notice.text
     assert s.state.to_json() == played.state.to_json()
 
 

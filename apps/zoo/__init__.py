@@ -1,0 +1,29 @@
+"""Kung-Fu Zoo in the browser: drag a flick on the arena, see its odds first, watch it play out.
+
+``create_app()`` builds a new :class:`~engine.zoo.session.ZooSession` and a :class:`ZooPage` on it for every
+browser tab (or notebook cell). The page is a set of Panel components bound to the session's parameters:
+the arena and its animation (:mod:`apps.zoo.arena`, which alone reads the dice through
+:mod:`apps.zoo.adapter`), the odds, heat map and bots worked out off the page's loop (:mod:`apps.zoo.panels`),
+the controls (:mod:`apps.zoo.controls`), and the texts, pure functions of the session (:mod:`apps.zoo.views`).
+"""
+
+from __future__ import annotations
+
+import panel as pn
+
+from apps.zoo.page import TITLE, ZooPage
+
+DESCRIPTION = "Flick animal dice into the cages: drag the flick on the arena and see its odds before you commit."
+ORDER = 3
+
+
+def create_app(served: bool | None = None) -> ZooPage:
+    """A new session and page; ``served`` (flicks animate in the browser, the game is autosaved) defaults to
+    whether a server is building the page (a notebook cell keeps nothing on disk)."""
+    if served is None:
+        doc = pn.state.curdoc
+        served = doc is not None and doc.session_context is not None
+    return ZooPage(served=served)
+
+
+__all__ = ["DESCRIPTION", "ORDER", "TITLE", "ZooPage", "create_app"]

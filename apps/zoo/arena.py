@@ -1,0 +1,325 @@
+"""The Kung-Fu Zoo arena: one Bokeh figure, its gestures, and the animation of a flick.
+
+A click (``Tap``) chooses a die, a launch spot or where to place a die knocked out; a drag (``PanStart`` /
+``PanEnd``) aims the flick, its arrow drawn live in the browser while dragging (``CustomJS``). Both reach the
+session through :func:`apps.commands.on_page`. The figure's data sources follow the session's parameters:
+every redraw goes through ``pn.state.execute``, which runs it at once under the document lock (a click, a
+notebook) or on the page's next tick (a result that came back from a worker thread), never from a thread.
+
+A committed flick animates in the browser from the engine's frames (``requestAnimationFrame``, interpolating
+the frames at the display's rate, each stunned die's hatch moving with it); the browser reports the end and
+its frame rate back, and only then does :attr:`Arena.shown` (the version the page shows) move on. Outside a
+served page (a notebook cell, a test) the board is shown at once.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from typing import Any
+
+import panel as pn
+import param
+from bokeh.events import DoubleTap, PanEnd, PanStart, Tap
+from bokeh.models import ColumnDataSource, CustomJS
+from bokeh.plotting import figure
+
+from apps.commands import on_page
+from apps.zoo import adapter as za
+from engine.zoo.constants import arena
+from engine.zoo.session import ZooSession
+
+FIG_W = 520
+FIG_H = round(FIG_W * (za.Y_RANGE[1] - za.Y_RANGE[0]) / (za.X_RANGE[1] - za.X_RANGE[0]))
+PROPOSAL = ("die", "spot", "face", "direction", "speed", "use_ability_flag")
+
+ANIMATE_JS = """
+const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
+const t = get(frames, 't');
+if (!t || t.length == 0) { return; }
+const n = get(anim, 'x').length;
+if (n == 0) { return; }
+const F = Math.round(t.length / n);
+const fx = get(frames, 'x'), fy = get(frames, 'y'), fa = get(frames, 'angle');
+const ff = get(frames, 'face'), fs = get(frames, 'shown'), fh = get(frames, 'hatch'), seq = get(frames, 'seq')[0];
+const X = get(anim, 'x'), Y = get(anim, 'y'), A = get(anim, 'angle'), FACE = get(anim, 'face');
+const AL = get(anim, 'alpha'), HA = get(anim, 'halpha');
+const dur = t[(F - 1) * n];
+const run = {seq: seq, drawn: 0, start: null, last: null};
+window.dojoZooRun = run;  // a newer flick's run stops this one
+function step(now) {
+  if (window.dojoZooRun !== run) { return; }
+  if (run.start === null) {  // the first frame shows the start; the clock runs from the next one
+    run.start = now;
+    requestAnimationFrame(step);
+    return;
+  }
+  const el = (now - run.start) / 1000;
+  let f = 0;
+  while (f < F - 1 && t[(f + 1) * n] <= el) { f++; }
+  const g = Math.min(f + 1, F - 1);
+  const t0 = t[f * n], t1 = t[g * n];
+  const u = t1 > t0 ? Math.min(1, Math.max(0, (el - t0) / (t1 - t0))) : 0;
+  for (let i = 0; i < n; i++) {
+    const a = f * n + i, b = g * n + i, k = u < 0.5 ? a : b;
+    X[i] = fx[a] + (fx[b] - fx[a]) * u;
+    Y[i] = fy[a] + (fy[b] - fy[a]) * u;
+    A[i] = fa[a] + (fa[b] - fa[a]) * u;
+    FACE[i] = ff[k];
+    AL[i] = fs[k] > 0 ? 1.0 : 0.0;
+    HA[i] = fs[k] > 0 && fh[k] > 0 ? 0.8 : 0.0;  // the hatch of a stunned die moves with it
+  }
+  anim.change.emit();
+  run.drawn += 1;
+  run.last = now;
+  if (el < dur) {
+    requestAnimationFrame(step);
+  } else {
+    const span = (run.last - run.start) / 1000;
+    done.data = {seq: [run.seq], fps: [(run.drawn - 1) / Math.max(span, 1e-3)], drawn: [run.drawn], seconds: [el]};
+  }
+}
+requestAnimationFrame(step);
+"""
+
+DRAG_START_JS = "window.dojoZooDrag = [cb_obj.x, cb_obj.y];"
+DRAG_MOVE_JS = """
+const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
+const st = window.dojoZooDrag, lx = get(launch, 'x');
+if (!st || !lx || lx.length == 0 || get(launch, 'preview')[0] == 0) { return; }
+const x0 = lx[0], y0 = get(launch, 'y')[0];
+get(drag, 'x0')[0] = x0; get(drag, 'y0')[0] = y0;
+get(drag, 'x1')[0] = x0 + cb_obj.x - st[0]; get(drag, 'y1')[0] = y0 + cb_obj.y - st[1];
+drag.change.emit();
+"""
+DRAG_END_JS = """
+const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
+for (const k of ['x0', 'y0', 'x1', 'y1']) { get(drag, k)[0] = NaN; }
+window.dojoZooDrag = null;
+drag.change.emit();
+"""
+
+
+def _empty(*keys: str) -> dict[str, list[Any]]:
+    return {k: [] for k in keys}
+
+
+class Arena(pn.viewable.Viewer):
+    """The arena (top view, to scale) of one session, with its gestures and the animation of each flick."""
+
+    session = param.ClassSelector(class_=ZooSession, doc="The battle drawn.")
+    served = param.Boolean(default=False, doc="On a served page: flicks animate in the browser.")
+    animating = param.Boolean(default=False, doc="A flick is playing out in the browser.")
+    shown = param.Integer(default=-1, doc="The session version the page shows (held back while a flick plays).")
+    last_fps = param.Number(default=None, allow_None=True, doc="Frame rate of the last animation in the browser.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.fps_log: list[dict[str, float]] = []
+        self._pan_start: tuple[float, float] | None = None
+        self._anim_seq = 0
+        self._build()
+        s = self.session
+        s.param.watch(self._on_version, ["version"])
+        s.param.watch(self._on_proposal, [*PROPOSAL, "round_result", "seats"])
+        self.draw()
+
+    # --- the figure -------------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        a = arena()
+        size, w, e = a.size, a.rail_width, za.edge()
+        fig = figure(frame_width=FIG_W, frame_height=FIG_H, x_range=za.X_RANGE, y_range=za.Y_RANGE, tools="",
+                     toolbar_location=None, name="arena", min_border=0, outline_line_color=None)
+        fig.axis.visible = False
+        fig.grid.visible = False
+        fig.background_fill_color = "#f3f4f6"
+        fig.quad(left=[-w], right=[size + w], bottom=[-w], top=[size + w], fill_color="#8b5a2b", line_color="#5b3a1b")
+        fig.quad(left=[0], right=[size], bottom=[0], top=[size], fill_color="#f5e6c8", line_color="#5b3a1b")
+        holes = list(a.holes.values())
+        fig.circle(x=[h[0] for h in holes], y=[h[1] for h in holes], radius=a.hole_radius, fill_color="#1f2937",
+                   line_color="#000000")
+        fig.text(x=[h[0] for h in holes], y=[h[1] for h in holes], text=["cage"] * 4, text_color="#e5e7eb",
+                 text_align="center", text_baseline="middle", text_font_size="10px")
+        fig.scatter(x=[size / 2, size / 2, -w / 2, size + w / 2], y=[-w / 2, size + w / 2, size / 2, size / 2], size=7,
+                    fill_color="#fef3c7", line_color="#111827")
+        self.sources = src = {
+            "bands": ColumnDataSource(_empty("left", "right", "bottom", "top")),
+            "dots": ColumnDataSource(_empty("x", "y")),
+            "dice": ColumnDataSource(za.dice_data(self.session)),
+            "labels": ColumnDataSource(za.bench_labels(self.session)),
+            "sel": ColumnDataSource(_empty("x", "y", "angle")),
+            "launch": ColumnDataSource(_empty("x", "y", "angle", "face", "preview")),
+            "aim": ColumnDataSource(_empty("x0", "y0", "x1", "y1", "x2", "y2", "angle")),
+            "drag": ColumnDataSource({k: [float("nan")] for k in ("x0", "y0", "x1", "y1")}),
+            "anim": ColumnDataSource(_empty(*za.ANIM_COLUMNS)),
+            "frames": ColumnDataSource(_empty(*za.FRAME_COLUMNS)),
+            "done": ColumnDataSource(_empty("seq", "fps", "drawn", "seconds")),
+        }
+        fig.quad(left="left", right="right", bottom="bottom", top="top", source=src["bands"], fill_color="#22c55e",
+                 fill_alpha=0.35, line_color=None, name="bands")
+        fig.scatter(x="x", y="y", source=src["dots"], size=16, fill_color="#22c55e", fill_alpha=0.6,
+                    line_color="#14532d", line_width=2)
+        fig.text(x="x", y="y", text="text", source=src["labels"], text_color="colour", text_align="center",
+                 text_baseline="middle", text_font_size="11px", text_font_style="bold")
+        fig.rect(x="x", y="y", width=e, height=e, angle="angle", source=src["dice"], fill_color="fill",
+                 line_color="line", line_width="width", hatch_pattern="hatch", hatch_color="#fecaca",
+                 hatch_alpha="halpha", fill_alpha="alpha", line_alpha="alpha", name="dice")
+        fig.text(x="x", y="y", text="face", source=src["dice"], text_color="#ffffff", text_align="center",
+                 text_baseline="middle", text_font_size="13px", text_font_style="bold", text_alpha="alpha")
+        fig.text(x="x", y="ly", text="label", source=src["dice"], text_color="#111827", text_align="center",
+                 text_baseline="middle", text_font_size="9px", text_alpha="alpha")
+        fig.text(x="x", y="ny", text="note", source=src["dice"], text_color="#6b7280", text_align="center",
+                 text_baseline="middle", text_font_size="7px")
+        fig.rect(x="x", y="y", width=e + 7, height=e + 7, angle="angle", source=src["sel"], fill_alpha=0,
+                 line_color="#f59e0b", line_width=3)
+        fig.rect(x="x", y="y", width=e, height=e, angle="angle", source=src["launch"], fill_alpha=0.15,
+                 fill_color="#111827", line_color="#111827", line_dash="dashed", line_width=2)
+        fig.text(x="x", y="y", text="face", source=src["launch"], text_color="#111827", text_align="center",
+                 text_baseline="middle", text_font_size="12px", text_font_style="bold")
+        fig.segment(x0="x0", y0="y0", x1="x2", y1="y2", source=src["aim"], line_color="#dc2626", line_dash="dotted",
+                    line_width=1.5, line_alpha=0.7)
+        fig.segment(x0="x0", y0="y0", x1="x1", y1="y1", source=src["aim"], line_color="#dc2626", line_width=4)
+        fig.scatter(x="x1", y="y1", angle="angle", source=src["aim"], marker="triangle", size=14,
+                    fill_color="#dc2626", line_color="#dc2626")
+        fig.segment(x0="x0", y0="y0", x1="x1", y1="y1", source=src["drag"], line_color="#7c3aed", line_width=4,
+                    line_alpha=0.8, level="overlay")
+        # The moving dice are an overlay: each animation frame repaints only that layer.
+        fig.rect(x="x", y="y", width=e, height=e, angle="angle", source=src["anim"], fill_color="fill",
+                 line_color="#111827", fill_alpha="alpha", line_alpha="alpha", hatch_pattern="x",
+                 hatch_color="#fecaca", hatch_alpha="halpha", level="overlay", name="moving")
+        fig.text(x="x", y="y", text="face", source=src["anim"], text_color="#ffffff", text_align="center",
+                 text_baseline="middle", text_font_size="13px", text_font_style="bold", text_alpha="alpha",
+                 level="overlay")
+        src["frames"].js_on_change("data", CustomJS(args={"frames": src["frames"], "anim": src["anim"],
+                                                          "done": src["done"]}, code=ANIMATE_JS))
+        src["done"].on_change("data", self._on_done)
+        # The frames and the report of the animation hang off the figure through this callback's arguments, so
+        # that they are part of the page's document.
+        fig.js_on_event("panstart", CustomJS(args={"drag": src["drag"], "frames": src["frames"], "done": src["done"]},
+                                             code=DRAG_START_JS))
+        fig.js_on_event("pan", CustomJS(args={"drag": src["drag"], "launch": src["launch"]}, code=DRAG_MOVE_JS))
+        fig.js_on_event("panend", CustomJS(args={"drag": src["drag"]}, code=DRAG_END_JS))
+        s = self.session
+        fig.on_event(Tap, lambda ev: on_page(partial(self.tap, ev.x, ev.y), s)(ev))
+        fig.on_event(DoubleTap, lambda ev: on_page(partial(self.tap, ev.x, ev.y), s)(ev))  # two quick clicks
+        fig.on_event(PanStart, lambda ev: self.pan_start(ev.x, ev.y))
+        fig.on_event(PanEnd, lambda ev: on_page(partial(self.pan_end, ev.x, ev.y), s)(ev))
+        self.figure = fig
+        self._pane = pn.pane.Bokeh(fig)
+
+    def settled(self) -> bool:
+        """The arena shows the battle as it is: no flick playing out, no move waiting to be drawn."""
+        return not self.animating and self.shown == self.session.version
+
+    # --- gestures ---------------------------------------------------------------------------------------------
+    def tap(self, x: float, y: float) -> bool:
+        """A click on the arena: place a die knocked out, choose a die, or choose a launch spot on a rail (off
+        the dot only once the Ambush is armed: the click itself never arms it)."""
+        s = self.session
+        if not self.settled():
+            s.refuse("Wait for the flick to finish rolling.")
+            return False
+        if s.round_result is not None:
+            s.refuse("The round is over: see its result, then press Next round.")
+            return False
+        st = s.state
+        if st.phase == "place":
+            _owner, die, rule = st.pending[0]
+            return s.place(die, round(x, 1), round(y, 1), "head" if rule == "head" else s.face)
+        die = za.at(s, x, y)
+        if die is not None:
+            return s.choose_die(die)
+        spot = s.spot_at(x, y)
+        if spot is not None:
+            return s.launch_spot(spot)
+        size = arena().size
+        if 0 <= x <= size and 0 <= y <= size:
+            s.refuse("Click one of your dice, or a green spot on a rail; drag to aim.")
+        return False
+
+    def pan_start(self, x: float, y: float) -> None:
+        self._pan_start = (x, y)
+
+    def pan_end(self, x: float, y: float) -> bool:
+        """Releasing a drag proposes the flick it draws."""
+        start, self._pan_start = self._pan_start, None
+        if start is None or not self.settled() or self.session.round_result is not None:
+            return False
+        return self.session.propose_vector(x - start[0], y - start[1])
+
+    # --- following the session --------------------------------------------------------------------------------
+    def _on_version(self, *_events: Any) -> None:
+        frames = self.session.last_frames
+        if self.served and frames:
+            self._redraw(partial(self._animate, frames, self.session.version))
+        else:
+            self._redraw(self.draw)
+
+    def _on_proposal(self, *_events: Any) -> None:
+        self._redraw(lambda: None if self.animating else self.draw_proposal())
+
+    @staticmethod
+    def _redraw(fn: Any) -> None:
+        """Change the figure's sources under the document lock: on a served page on its next tick (a change may
+        come from an async task, which runs outside the lock), elsewhere at once."""
+        pn.state.execute(fn, schedule=True)
+
+    def draw(self) -> None:
+        """Everything the arena shows of the session as it is now."""
+        s = self.session
+        self.sources["dice"].data = za.dice_data(s)
+        self.sources["labels"].data = za.bench_labels(s)
+        self.draw_proposal()
+        self.shown = s.version
+
+    def draw_proposal(self) -> None:
+        """The chosen die, where it may be flicked from, its spot and the aim."""
+        s = self.session
+        src = self.sources
+        src["sel"].data = za.selection_data(s)
+        spots = za.spots_data(s)
+        src["dots"].data = spots["dots"]
+        src["bands"].data = spots["bands"]
+        src["launch"].data = za.launch_data(s)
+        src["aim"].data = za.aim_data(s)
+
+    # --- animation --------------------------------------------------------------------------------------------
+    def _animate(self, frames: list[dict[str, Any]], version: int) -> None:
+        """Send the frames to the browser, which plays them and reports back (``_on_done``); the dice that
+        move are drawn by the animation (hatch and all), the others stay where they were."""
+        if self.session.version != version:  # a newer move came first: show the game as it is
+            self.draw()
+            return
+        self._anim_seq += 1
+        seq = self._anim_seq
+        first, rows = za.animation_data(self.session, frames, seq)
+        src = self.sources
+        src["dice"].data = za.hide(dict(src["dice"].data), set(first["id"]))
+        for k in ("aim", "sel", "launch", "dots", "bands"):
+            src[k].data = {c: [] for c in src[k].data}
+        self.animating = True
+        self._started = time.perf_counter()
+        src["anim"].data = first
+        src["frames"].data = rows
+        duration = float(frames[-1]["t"])
+        # If the browser never reports (a hidden tab pauses animation frames), finish anyway.
+        pn.state.add_periodic_callback(lambda: self._finish(None) if self._anim_seq == seq and self.animating
+                                       else None, period=int(1000 * duration) + 4000, count=1)
+
+    def _on_done(self, _attr: str, _old: Any, new: Any) -> None:
+        seq = list(new.get("seq", []))
+        if seq and int(seq[0]) == self._anim_seq and self.animating:
+            info = {"fps": float(new["fps"][0]), "drawn": float(new["drawn"][0]), "seconds": float(new["seconds"][0])}
+            self.fps_log.append(info)
+            self._finish(info["fps"])
+
+    def _finish(self, fps: float | None) -> None:
+        self.sources["anim"].data = _empty(*za.ANIM_COLUMNS)
+        with param.parameterized.batch_call_watchers(self):
+            if fps is not None:
+                self.last_fps = fps
+            self.animating = False
+            self.draw()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._pane
