@@ -231,10 +231,10 @@ class TablePage(pn.viewable.Viewer):
                  **params: Any) -> None:
         super().__init__(**params)
         t = self.table
-        before = _watchers(t)
+        before = watchers_of(t)
         self.bar = SeatBar(token, table=t)
         self.game = build(t.session, self.bar.may_act)
-        self.watchers = [w for w in _watchers(t) if id(w) not in {id(b) for b in before}]
+        self.watchers = [w for w in watchers_of(t) if id(w) not in {id(b) for b in before}]
         self._layout = pn.Column(self.bar, self.game, sizing_mode="stretch_width", name="table")
 
     def close(self) -> None:
@@ -247,7 +247,7 @@ class TablePage(pn.viewable.Viewer):
         return self._layout
 
 
-def _watchers(table: Table) -> list[Any]:
+def watchers_of(table: Table) -> list[Any]:
     """Every watcher on the table and its session (param's public ``watchers``)."""
     found = []
     for obj in (table, table.session):

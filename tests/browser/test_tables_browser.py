@@ -8,15 +8,20 @@ the secret seed it came from.
 
 from __future__ import annotations
 
+import gc
 import re
+import time
+import urllib.request
+import weakref
 from dataclasses import replace
 
+import panel as pn
 import pytest
 from browser_helpers import BOARD_READY, wait_for
 from playwright.sync_api import expect
 
 from apps._files import data_dir
-from apps._tables import TOKEN_COOKIE, TablePage, table_page, use_registry
+from apps._tables import TOKEN_COOKIE, TablePage, table_page, use_registry, watchers_of
 from apps.kzin import KzinPage
 from engine.core.seal import Sealer
 from engine.core.tables import TableRegistry
@@ -58,7 +63,8 @@ def tables(serve_app):
         pages.append(page)
         return page
 
-    url = serve_app({"kzin": kzin})
+    url = serve_app({"kzin": kzin}, session_history=-1, check_unused_sessions_milliseconds=200,
+                    unused_session_lifetime_milliseconds=500)
     yield url, pages
 
 
@@ -167,5 +173,39 @@ def test_the_players_frames_hold_no_generator_state_nor_seed(tables, browser):
     ctx.close()
 
 
+def open_sessions() -> int:
+    """Sessions the server has begun and not yet ended (Panel's public session record)."""
+    return sum(1 for s in pn.state.session_info["sessions"].values() if s["ended"] is None)
+
+
 def _token(ctx) -> str:
     return next(c["value"] for c in ctx.cookies() if c["name"] == TOKEN_COOKIE)
+
+
+def test_closed_pages_of_a_table_leave_no_watcher_on_its_session(tables, browser):
+    """The session outlives every page of it: a closed page's views must let go of it (and be collected)."""
+    url, pages = tables
+    ctx = browser.new_context()
+    player = ctx.new_page()
+    table = open_page(player, url + "kzin", pages).table
+    player.wait_for_timeout(500)
+    baseline = len(watchers_of(table))
+    link = player.url
+    for _ in range(4):
+        other = browser.new_context()
+        open_page(other.new_page(), link, pages)
+        other.close()
+    urllib.request.urlopen(link, timeout=30).read()  # a session no browser connects to
+    closed = [weakref.ref(p) for p in pages[1:]]
+    deadline = time.time() + 30
+    while time.time() < deadline and (open_sessions() > 1 or table.watching or len(watchers_of(table)) > baseline):
+        player.wait_for_timeout(200)
+    assert open_sessions() == 1, f"{open_sessions() - 1} closed session(s) still open"
+    assert table.watching == 0 and len(watchers_of(table)) == baseline
+    del pages[1:]
+    deadline = time.time() + 30
+    while time.time() < deadline and any(r() is not None for r in closed):
+        gc.collect()
+        player.wait_for_timeout(200)
+    assert all(r() is None for r in closed), "a closed page of the table is still held"
+    ctx.close()
