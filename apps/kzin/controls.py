@@ -32,13 +32,24 @@ RULE_LABELS = {
 MAY_ACT_DOC = ("Called before every click that plays: a table's page refuses a watcher or a browser without the seat "
                "(and says why on that page only) by returning False; None on a page of one's own.")
 TILE_CSS = """
-:host .bk-btn {{ height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
+:host(.{kind}) .bk-btn {{ height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
   font-size: 13px; border: 1px solid #d1d5db; border-left: 7px solid {colour}; padding: 6px 10px;
   background: #ffffff; color: #111827; }}
-:host(.selected) .bk-btn {{ background: {colour} !important; color: #ffffff !important;
+:host(.{kind}.selected) .bk-btn {{ background: {colour} !important; color: #ffffff !important;
   border-color: {colour}; box-shadow: 0 0 0 2px #111827; }}
 :host .bk-btn:disabled {{ opacity: 0.55; background: #f3f4f6; }}
 """
+
+
+def tile_class(card_type: str) -> str:
+    """The CSS class of a tile of this card type (its colour)."""
+    return "type-" + "".join(c if c.isalnum() else "-" for c in card_type.lower())
+
+
+TILE_STYLES = "".join(TILE_CSS.format(kind=tile_class(t), colour=colour) for t, colour in views.TYPE_COLOURS.items())
+"""Every tile's one stylesheet, set when the tile is made: a tile changes colour by its CSS class, never by a new
+stylesheet (a stylesheet is a Bokeh model; changed from another browser's click, at a table, Panel 1.9.4 would
+build it in that browser's document, and Bokeh refuses a model in two documents)."""
 
 
 class CardTiles(pn.viewable.Viewer):
@@ -64,7 +75,7 @@ class CardTiles(pn.viewable.Viewer):
         table = [v for v in self.session.table() if v.type in (HUMAN_FLEET, TACTICS)]
         while len(self.buttons) < len(table):
             slot = len(self.buttons)
-            tile = pn.widgets.Button(margin=4, css_classes=["tile"])
+            tile = pn.widgets.Button(margin=4, css_classes=["tile"], stylesheets=[TILE_STYLES])
             tile.on_click(lambda _e, slot=slot: self._clicked(slot))
             self.buttons.append(tile)
         for slot, tile in enumerate(self.buttons):
@@ -74,8 +85,7 @@ class CardTiles(pn.viewable.Viewer):
                 continue
             v = table[slot]
             new = {"label": views.tile_label(v), "disabled": not v.selectable, "visible": True,
-                   "css_classes": ["tile", "selected"] if v.selected else ["tile"],
-                   "stylesheets": [TILE_CSS.format(colour=views.TYPE_COLOURS[v.type])]}
+                   "css_classes": ["tile", tile_class(v.type), *(["selected"] if v.selected else [])]}
             changed = {k: x for k, x in new.items() if getattr(tile, k) != x}
             if changed:
                 tile.param.update(**changed)
