@@ -54,6 +54,7 @@ def test_a_game_not_played_at_tables_lists_nothing():
     assert landing.tables_markdown([OTHER], [], token=None) == ""
 
 
+@pytest.mark.no_event_loop  # asyncio.run needs a thread without Playwright's running loop
 def test_a_seat_handed_to_a_bot_is_played_off_the_loop_until_the_game_ends(registry):
     a = new_token()
     table = registry.create("kzin", a)
