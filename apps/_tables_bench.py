@@ -77,9 +77,10 @@ def status_text(session: Any) -> str:
     return f"Turn {s.turn} · Expansion Marker on space {s.kem} "
 
 
-def click_delays(clicks: int, light: bool = False) -> list[float]:
+def click_delays(clicks: int, light: bool = False, alone: bool = False) -> list[float]:
     """Seconds from a click in the player's browser to the change on the watcher's page, one per click;
-    ``light``: the advisor and running odds with few rollouts, to see what their background work costs."""
+    ``light``: the advisor and running odds with few rollouts, to see what their background work costs;
+    ``alone``: no watcher, the delay to the change on the player's own page (the baseline of one page)."""
     from dataclasses import replace
 
     import panel as pn
@@ -116,8 +117,11 @@ def click_delays(clicks: int, light: bool = False) -> list[float]:
         player.wait_for_function(TRACK_READY, timeout=60_000)
         player.wait_for_url("**/kzin?table=*", timeout=60_000)
         table = pages[-1].table
-        watcher.goto(player.url)
-        watcher.wait_for_function(TRACK_READY, timeout=60_000)
+        if alone:
+            watcher = player
+        else:
+            watcher.goto(player.url)
+            watcher.wait_for_function(TRACK_READY, timeout=60_000)
         s = table.session
         for _ in range(clicks):
             version = s.version
@@ -147,15 +151,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m apps._tables_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=20, help="clicks timed (default 20)")
     parser.add_argument("--light", action="store_true", help="pages with few rollouts (default: as served)")
+    parser.add_argument("--alone", action="store_true", help="no watcher: the change on the player's own page")
     parser.add_argument("--tables", type=int, default=50, help="tables whose memory is measured (default 50)")
     args = parser.parse_args(argv)
     os.environ.setdefault("TABLETOP_DOJO_DATA", tempfile.mkdtemp(prefix="dojo-bench-"))
     memory = table_memory(args.tables)
     print(f"memory: {memory['bytes per table'] / 1024:.0f} KB per table in memory (over {args.tables} tables), "
           f"{memory['file bytes per table'] / 1024:.1f} KB per table file", flush=True)
-    delays = sorted(click_delays(args.clicks, args.light))
+    delays = sorted(click_delays(args.clicks, args.light, args.alone))
     pages = "light pages (advisor 200 rollouts, running odds 100)" if args.light else "pages as served"
-    print(f"click in one browser to the change in another, {pages}, over {len(delays)} clicks: "
+    where = "on the player's own page (no watcher)" if args.alone else "in another"
+    print(f"click in one browser to the change {where}, {pages}, over {len(delays)} clicks: "
           f"median {1000 * statistics.median(delays):.0f} ms, worst {1000 * delays[-1]:.0f} ms "
           f"(best {1000 * delays[0]:.0f} ms)")
     return 0
