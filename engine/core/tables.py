@@ -98,7 +98,9 @@ class Table(param.Parameterized):
     """One game on the server: its session, who holds each seat, how many watch, when it last moved."""
 
     id = param.String(constant=True, doc="The table's id, as in ?table=<id>.")
-    session = param.ClassSelector(class_=GameSession, constant=True, doc="The game at this table.")
+    # Always given (a table is made with its session); param types a ClassSelector without a default as optional.
+    session: param.ClassSelector[GameSession] = param.ClassSelector(  # type: ignore[assignment]
+        class_=GameSession, constant=True, doc="The game at this table.")
     seats = param.Dict(default={}, doc="Seat name -> holder: a token's key, 'bot', or None (free).")
     watching = param.Integer(default=0, doc="Pages showing the table without a seat (not 'watchers': that name is "
                              "param's own list of callbacks, ``obj.param.watchers``).")
