@@ -29,6 +29,8 @@ class GameApp:
     description: str
     order: int
     create_app: Callable[[], Any]
+    create_table_app: Callable[[], Any] | None = None
+    """The page of one of the game's tables, when the game is played at tables (``dojo serve`` routes to it)."""
 
     @property
     def path(self) -> str:
@@ -42,7 +44,9 @@ def _game_app(slug: str, module: ModuleType) -> GameApp:
     description = str(module.DESCRIPTION).strip()
     if "\n" in description:
         raise ValueError(f"{module.__name__}.DESCRIPTION must be one line")
-    return GameApp(slug, str(module.TITLE), description, int(module.ORDER), module.create_app)
+    table_app = getattr(module, "create_table_app", None)
+    return GameApp(slug, str(module.TITLE), description, int(module.ORDER), module.create_app,
+                   table_app if callable(table_app) else None)
 
 
 def discover_games(package: ModuleType | None = None) -> list[GameApp]:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import quote
 
 import panel as pn
 
 from apps import GameApp, discover_games
+from apps._tables import TOKEN_COOKIE, ago, registry
+from engine.core.tables import TableInfo
 
 TITLE = "Tabletop Dojo"
 INTRO = (
@@ -14,6 +17,8 @@ INTRO = (
     "behind every decision on screen."
 )
 NO_GAMES = "No game is built yet. Each game appears here as soon as its app exists in `apps/`."
+MAX_LISTED = 30
+"""The most tables listed per game (the last moved first)."""
 NOTEBOOKS = "The same engines are in the notebooks: run `dojo lab` (or `make lab`) to open JupyterLab on `notebooks/`."
 
 
@@ -28,12 +33,44 @@ def game_list_markdown(games: Sequence[GameApp]) -> str:
     return "\n\n".join(f"### [{g.title}]({g.path})\n{g.description}" for g in games)
 
 
+def tables_markdown(games: Sequence[GameApp], infos: Sequence[TableInfo], token: str | None) -> str:
+    """The open tables of each game played at tables (seats taken and free, the game's state, its last move),
+    with a link to a new table and, for each, "join" (a free seat) or "watch"; first the tables this browser
+    holds a seat at, to resume."""
+    at_tables = [g for g in games if g.create_table_app is not None]
+    if not at_tables:
+        return ""
+    titles = {g.slug: g.title for g in games}
+    mine = [i for i in infos if i.held_by(token)]
+    lines = ["## Tables"]
+    if mine:
+        lines.append("**Resume your tables:** " + " · ".join(
+            f"[{titles.get(i.game, i.game)}, {i.summary} ({ago(i.last_move)})](/{i.game}?table={i.id})" for i in mine))
+    for g in at_tables:
+        rows = [i for i in infos if i.game == g.slug][:MAX_LISTED]
+        lines.append(f"### {g.title} tables\n[New table]({g.path})")
+        if not rows:
+            lines.append("No table yet.")
+            continue
+        lines.append("| table | seats | game | last move | |\n|---|---|---|---|---|")
+        for i in rows:
+            seats = ", ".join(f"{name}: {i.state_of(name)}" for name in i.seats)
+            free = [name for name in i.seats if i.state_of(name) == "free"]
+            links = [f"[join as {name}]({g.path}?table={i.id}&seat={quote(name)})" for name in free]
+            links.append(f"[watch]({g.path}?table={i.id})")
+            lines.append(f"| `{i.id}` | {seats} | {i.summary} | {ago(i.last_move)} | {' · '.join(links)} |")
+    return "\n\n".join(lines)
+
+
 def create_app(games: Sequence[GameApp] | None = None) -> pn.viewable.Viewable:
     """A fresh landing page (new objects each call, so each browser tab has its own)."""
     games = discover_games() if games is None else list(games)
+    infos = registry().listing() if any(g.create_table_app for g in games) else []
+    token = pn.state.cookies.get(TOKEN_COOKIE)
     return pn.Column(
         pn.pane.Markdown(f"# {TITLE}\n\n{INTRO}", name="intro"),
         pn.pane.Markdown(game_list_markdown(games), name="games"),
+        pn.pane.Markdown(tables_markdown(games, infos, token), name="tables", renderer_options={"html": False}),
         pn.pane.Markdown(EXPERIMENTS, name="experiments"),
         pn.pane.Markdown(NOTEBOOKS, name="notebooks", styles={"color": "#555"}),
         name="landing",

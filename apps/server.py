@@ -17,6 +17,7 @@ import psutil
 from tornado.ioloop import IOLoop
 
 from apps import GameApp, discover_games, landing
+from apps._tables import start_sweeps
 
 
 def routes(games: Sequence[GameApp] | None = None) -> dict[str, Callable[[], Any]]:
@@ -33,7 +34,7 @@ def routes(games: Sequence[GameApp] | None = None) -> dict[str, Callable[[], Any
 
     table: dict[str, Callable[[], Any]] = {"/": landing_page, "experiments": experiments_page}
     for game in games:
-        table[game.slug] = game.create_app
+        table[game.slug] = game.create_table_app or game.create_app  # a game played at tables: its table page
     return table
 
 
@@ -143,6 +144,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool | None = None
     lines, origins = serve_plan(port, address, len(games))
     print("\n".join(lines), flush=True)
     pn.state.on_session_destroyed(MemoryRelease().session_destroyed)  # every session of this server
+    start_sweeps()  # idle tables written out and dropped from memory
     pn.serve(
         routes(games),
         port=port,

@@ -25,4 +25,12 @@ def create_app(autosave: bool | None = None) -> KzinPage:
     return KzinPage(autosave=autosave)
 
 
-__all__ = ["DESCRIPTION", "ORDER", "TITLE", "KzinPage", "create_app"]
+def create_table_app() -> pn.viewable.Viewable:
+    """The page of a Man-Kzin Wars table (what ``dojo serve`` shows at ``/kzin``): the table of ``?table=``, or a
+    new one; the game's own autosave is the table's file, and its games are dealt from secret seeds."""
+    from apps._tables import table_page
+
+    return table_page("kzin", lambda session, may_act: KzinPage(session=session, may_act=may_act, secret_seed=True))
+
+
+__all__ = ["DESCRIPTION", "ORDER", "TITLE", "KzinPage", "create_app", "create_table_app"]

@@ -20,6 +20,7 @@ from engine.core.session import Level, Notice
 from engine.kzin.cards import HUMAN_FLEET, TACTICS
 from engine.kzin.rules import RULE_OPTIONS, KzinAction
 from engine.kzin.session import DECISIONS, KzinSession
+from engine.kzin.table import secret_seed
 
 RULE_LABELS = {
     "reshuffle": "Reshuffle the discards when the deck runs out",
@@ -28,14 +29,27 @@ RULE_LABELS = {
     "kzin_base_force": "Kzin base force",
     "start_space": "Marker starts on space",
 }
+MAY_ACT_DOC = ("Called before every click that plays: a table's page refuses a watcher or a browser without the seat "
+               "(and says why on that page only) by returning False; None on a page of one's own.")
 TILE_CSS = """
-:host .bk-btn {{ height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
+:host(.{kind}) .bk-btn {{ height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
   font-size: 13px; border: 1px solid #d1d5db; border-left: 7px solid {colour}; padding: 6px 10px;
   background: #ffffff; color: #111827; }}
-:host(.selected) .bk-btn {{ background: {colour} !important; color: #ffffff !important;
+:host(.{kind}.selected) .bk-btn {{ background: {colour} !important; color: #ffffff !important;
   border-color: {colour}; box-shadow: 0 0 0 2px #111827; }}
 :host .bk-btn:disabled {{ opacity: 0.55; background: #f3f4f6; }}
 """
+
+
+def tile_class(card_type: str) -> str:
+    """The CSS class of a tile of this card type (its colour)."""
+    return "type-" + "".join(c if c.isalnum() else "-" for c in card_type.lower())
+
+
+TILE_STYLES = "".join(TILE_CSS.format(kind=tile_class(t), colour=colour) for t, colour in views.TYPE_COLOURS.items())
+"""Every tile's one stylesheet, set when the tile is made: a tile changes colour by its CSS class, never by a new
+stylesheet (a stylesheet is a Bokeh model; changed from another browser's click, at a table, Panel 1.9.4 would
+build it in that browser's document, and Bokeh refuses a model in two documents)."""
 
 
 class CardTiles(pn.viewable.Viewer):
@@ -46,6 +60,7 @@ class CardTiles(pn.viewable.Viewer):
     game does not pile up widgets."""
 
     session = param.ClassSelector(class_=KzinSession)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -60,7 +75,7 @@ class CardTiles(pn.viewable.Viewer):
         table = [v for v in self.session.table() if v.type in (HUMAN_FLEET, TACTICS)]
         while len(self.buttons) < len(table):
             slot = len(self.buttons)
-            tile = pn.widgets.Button(margin=4, css_classes=["tile"])
+            tile = pn.widgets.Button(margin=4, css_classes=["tile"], stylesheets=[TILE_STYLES])
             tile.on_click(lambda _e, slot=slot: self._clicked(slot))
             self.buttons.append(tile)
         for slot, tile in enumerate(self.buttons):
@@ -70,8 +85,7 @@ class CardTiles(pn.viewable.Viewer):
                 continue
             v = table[slot]
             new = {"label": views.tile_label(v), "disabled": not v.selectable, "visible": True,
-                   "css_classes": ["tile", "selected"] if v.selected else ["tile"],
-                   "stylesheets": [TILE_CSS.format(colour=views.TYPE_COLOURS[v.type])]}
+                   "css_classes": ["tile", tile_class(v.type), *(["selected"] if v.selected else [])]}
             changed = {k: x for k, x in new.items() if getattr(tile, k) != x}
             if changed:
                 tile.param.update(**changed)
@@ -93,6 +107,8 @@ class CardTiles(pn.viewable.Viewer):
 
     def click(self, kind: int, copy: int) -> bool:
         """Select or unselect one copy of a card in play."""
+        if self.may_act is not None and not self.may_act():
+            return False
         kinds = views.choose_copy(self.session, kind, copy)
         if kinds is None:
             self.session.refuse("that card is no longer in play")
@@ -107,6 +123,7 @@ class Decisions(pn.viewable.Viewer):
     """Defend or fall back in an Invasion, attack or pass in a Liberation; why a disabled one cannot be taken."""
 
     session = param.ClassSelector(class_=KzinSession)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -125,6 +142,8 @@ class Decisions(pn.viewable.Viewer):
                                     styles={"color": "#6b7280", "font-size": "13px"}, margin=(0, 8))
 
     def decide(self, action: KzinAction) -> bool:
+        if self.may_act is not None and not self.may_act():
+            return False
         return self.session.attempt(self.session.play, action)
 
     def __panel__(self) -> pn.viewable.Viewable:
@@ -136,11 +155,16 @@ class GameControls(pn.viewable.Viewer):
 
     session = param.ClassSelector(class_=KzinSession)
     autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
+    may_act = param.Callable(default=None, doc="Called with move=False before a new game or a file: a table's "
+                             "page refuses a watcher there (and says why); None on a page of one's own.")
+    secret_seed = param.Boolean(default=False, doc="A table's game: each new game is dealt from a fresh secret seed "
+                                "that no page shows (the seed and the log foretell every card and die).")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         s = self.session
-        self.seed = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=110)
+        self.seed = pn.widgets.IntInput(label="Seed", value=None if self.secret_seed else s.seed, start=0, width=110,
+                                        visible=not self.secret_seed)
         self.rules: dict[str, pn.widgets.Widget] = {}
         for k in RULE_OPTIONS:
             p = s.param[k]
@@ -157,7 +181,9 @@ class GameControls(pn.viewable.Viewer):
     def new_game(self) -> bool:
         """Start a new game with the seed and rule options in the controls; a bad field keeps the game."""
         s = self.session
-        seed = self.seed.value
+        if self.may_act is not None and not self.may_act(move=False):
+            return False
+        seed = secret_seed() if self.secret_seed else self.seed.value
         if seed is None or seed < 0:
             s.refuse("Enter a seed: a whole number from 0.")
             return False
@@ -173,9 +199,12 @@ class GameControls(pn.viewable.Viewer):
 
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved game (a file's text, or the autosave); the controls then show its seed and rules."""
+        if self.may_act is not None and not self.may_act(move=False):
+            return False
         if not self.session.try_load(text):
             return False
-        self.seed.value = self.session.seed
+        if not self.secret_seed:
+            self.seed.value = self.session.seed
         for k, w in self.rules.items():
             w.value = getattr(self.session, k)
         return True
@@ -185,6 +214,8 @@ class GameControls(pn.viewable.Viewer):
         self.session.notice = Notice(f"Could not load: {reason}. Your game goes on.", Level.DANGER)
 
     def _filename(self) -> str:
+        if self.secret_seed:
+            return f"man-kzin-wars-turn{self.session.state.turn}.json"
         return f"man-kzin-wars-seed{self.session.seed}-turn{self.session.state.turn}.json"
 
     def _follow_game(self, *_events: Any) -> None:

@@ -49,16 +49,21 @@ class KzinPage(pn.viewable.Viewer):
     session = param.ClassSelector(class_=KzinSession, doc="The game this page plays.")
     autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
     running_rollouts = param.Integer(default=2000, bounds=(100, None), doc="Rollouts per turn for the running odds.")
+    may_act = param.Callable(default=None, doc="At a table: called (move=True for a move, False for a new game, a "
+                             "file or the page's options) before a click changes the game; it says why not on this "
+                             "page and returns False for a watcher or a browser without the seat.")
+    secret_seed = param.Boolean(default=False, doc="At a table: games are dealt from secret seeds no page shows.")
 
     def __init__(self, **params: Any) -> None:
         if params.get("session") is None:
             params["session"] = KzinSession()
         super().__init__(**params)
         s = self.session
-        self.tiles = CardTiles(session=s)
-        self.decisions = Decisions(session=s)
-        self.controls = GameControls(session=s, autosave=self.autosave)
-        self.advisor = Advisor(session=s)
+        self.tiles = CardTiles(session=s, may_act=self.may_act)
+        self.decisions = Decisions(session=s, may_act=self.may_act)
+        self.controls = GameControls(session=s, autosave=self.autosave, may_act=self.may_act,
+                                     secret_seed=self.secret_seed)
+        self.advisor = Advisor(session=s, may_act=self.may_act)
         self.running = RunningOdds(session=s, rollouts=self.running_rollouts)
         self._layout = self._build()
 
@@ -84,12 +89,14 @@ class KzinPage(pn.viewable.Viewer):
                                    visible=pn.bind(lambda _v: s.decision() is not None, v))
         predict = pn.widgets.Checkbox(label="Predict, then see (hide the exact chance until I have guessed)",
                                       value=s.predict)
-        predict.param.watch(lambda e: pn.state.execute(partial(setattr, s, "predict", e.new), schedule=True),
+        predict.param.watch(lambda e: pn.state.execute(partial(self._set_predict, predict, e.new), schedule=True),
                             "value")
+        s.param.watch(lambda e: setattr(predict, "value", e.new), "predict")  # another browser at the table
         guess = pn.widgets.FloatInput(label="Your estimate (%)", start=0, end=100, step=1, width=140, value=None,
                                       visible=pn.bind(lambda _v, _s, p: p and s.battle() is not None, v, sel,
                                                       s.param.predict))
         guess.param.watch(lambda e: pn.state.execute(partial(self._take_guess, e.new), schedule=True), "value")
+        self.predict_box = predict
         s.param.watch(lambda e: None if e.new is not None else setattr(guess, "value", None), "guess")
         self.odds_guess = guess
         calibration = html_pane(self._bound(views.calibration_html, s.param.predictions), margin=(0, 4))
@@ -101,7 +108,7 @@ class KzinPage(pn.viewable.Viewer):
                                                             linked_axes=False), self.running)
         deck_box = box("The deck (order hidden)",
                        pn.pane.DataFrame(self._bound(views.deck_frame, v), index=False, sizing_mode="stretch_width"))
-        log_box = box("Game log", pn.pane.DataFrame(self._bound(views.log_frame, v), index=False,
+        log_box = box("Game log", pn.pane.DataFrame(self._bound(self._log_frame, v), index=False,
                                                     sizing_mode="stretch_width", stylesheets=[LEFT_TABLE],
                                                     max_height=320, styles={"overflow-y": "auto"}))
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, align="center")
@@ -114,8 +121,25 @@ class KzinPage(pn.viewable.Viewer):
             sizing_mode="stretch_width", styles={"background": "#f3f4f6", "max-width": "1400px", "margin": "0 auto"},
             name="kzin")
 
+    def _log_frame(self, session: KzinSession) -> Any:
+        """The log as shown; at a table the line that names the secret seed says only that the game began."""
+        frame = views.log_frame(session)
+        if self.secret_seed:
+            frame.loc[frame["event"] == "new game", "detail"] = "dealt from a secret seed"
+        return frame
+
+    def _set_predict(self, box: pn.widgets.Checkbox, value: bool) -> None:
+        if value == self.session.predict:
+            return
+        if self.may_act is not None and not self.may_act(move=False):
+            box.value = self.session.predict  # this page's box goes back: the game's mode is unchanged
+            return
+        self.session.predict = value
+
     def _take_guess(self, value: float | None) -> None:
         """The player's estimate, typed in percent; an empty box takes the guess back."""
+        if value is not None and self.may_act is not None and not self.may_act():
+            return
         if value is None:
             self.session.guess = None
         elif 0 <= value <= 100:

@@ -37,6 +37,8 @@ class Advisor(pn.viewable.Viewer):
     advice = param.Parameter(default=None, doc="(version, Advice): the advice for the game at that version.")
     error = param.String(default="", doc="Why the advisor failed, if it did.")
     sure_of = param.Integer(default=-1, doc="The version whose advice is played on until the best is separated.")
+    may_act = param.Callable(default=None, doc="Called before the advice is followed: False refuses the click "
+                             "(a table's watcher); None on a page of one's own.")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -77,6 +79,8 @@ class Advisor(pn.viewable.Viewer):
         self.param.update(sure_of=self.session.version, advice=None)
 
     def follow_advice(self) -> bool:
+        if self.may_act is not None and not self.may_act():
+            return False
         advice = self.ready(self.advice, self.session.version)
         if advice is None:
             self.session.refuse("the advisor is still playing out the options")

@@ -20,7 +20,6 @@ from apps import zoo
 from apps.zoo import adapter as za
 from engine.zoo.faces import orientation_with_up
 from engine.zoo.game import Die
-from engine.zoo.odds import AimNoise, flick_odds
 from engine.zoo.session import DRAG_MM_PER_M_S, ZooSession
 
 pytestmark = pytest.mark.browser

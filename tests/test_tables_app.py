@@ -1,0 +1,74 @@
+"""The tables' app side without a browser: the landing page's list of tables and its Resume links, and a seat
+handed to a bot played by the table's bot driver off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from apps import GameApp, landing
+from apps._tables import BotDriver
+from engine.core.seal import Sealer
+from engine.core.session import BOT
+from engine.core.tables import TableRegistry, new_token
+from engine.kzin.table import KZIN_TABLE
+
+LIGHT = replace(KZIN_TABLE, session_options={"advisor_rollouts": 60})
+KZIN = GameApp("kzin", "Man-Kzin Wars", "Hold off the Kzinti.", 1, lambda: None, lambda: None)
+OTHER = GameApp("dice", "Fake Dice", "Roll.", 2, lambda: None)
+
+
+@pytest.fixture
+def registry(tmp_path):
+    return TableRegistry(tmp_path / "tables", {"kzin": LIGHT}, Sealer.in_folder(tmp_path))
+
+
+def test_the_landing_page_lists_each_table_with_its_seats_and_join_or_watch_links(registry):
+    a, b = new_token(), new_token()
+    taken = registry.create("kzin", a)
+    free = registry.create("kzin", b)
+    free.leave("Humans", b)
+    text = landing.tables_markdown([KZIN, OTHER], registry.listing(), token=None)
+    assert "### Man-Kzin Wars tables\n[New table](/kzin)" in text and "Fake Dice tables" not in text
+    row_taken = next(line for line in text.splitlines() if taken.id in line)
+    row_free = next(line for line in text.splitlines() if free.id in line)
+    assert "Humans: taken" in row_taken and "join" not in row_taken and f"(/kzin?table={taken.id})" in row_taken
+    assert "Humans: free" in row_free and f"[join as Humans](/kzin?table={free.id}&seat=Humans)" in row_free
+    assert f"turn {taken.session.state.turn}, marker on {taken.session.state.kem}" in row_taken
+    assert "Resume" not in text
+    assert a not in text and (taken.seats["Humans"] or "") not in text  # neither a token nor its hash is shown
+
+
+def test_resume_offers_the_tables_of_this_browser_only(registry):
+    a, b = new_token(), new_token()
+    mine, theirs = registry.create("kzin", a), registry.create("kzin", b)
+    registry.drop_all()  # written out and dropped: still offered, from the files
+    text = landing.tables_markdown([KZIN], registry.listing(), token=a)
+    resume = next(line for line in text.splitlines() if line.startswith("**Resume your tables:**"))
+    assert f"/kzin?table={mine.id}" in resume and theirs.id not in resume
+
+
+def test_a_game_not_played_at_tables_lists_nothing():
+    assert landing.tables_markdown([OTHER], [], token=None) == ""
+
+
+@pytest.mark.no_event_loop  # asyncio.run needs a thread without Playwright's running loop
+def test_a_seat_handed_to_a_bot_is_played_off_the_loop_until_the_game_ends(registry):
+    a = new_token()
+    table = registry.create("kzin", a)
+
+    async def run() -> BotDriver:
+        bot = BotDriver(table)
+        assert table.hand_to_bot("Humans", a) == ""  # the session's seats change: the driver is poked
+        assert table.session.seats[0].kind == BOT and bot.busy
+        for _ in range(2000):
+            await asyncio.sleep(0.01)
+            if table.session.state.phase == "over":
+                break
+        return bot
+
+    bot = asyncio.run(run())
+    assert table.session.state.phase == "over" and bot.moves >= 1 and bot.errors == []
+    assert any(e["event"].endswith("battle") or e["event"] in ("fall back", "pass") for e in table.session.log)
