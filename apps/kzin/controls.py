@@ -224,5 +224,10 @@ class GameControls(pn.viewable.Viewer):
     def __panel__(self) -> pn.viewable.Viewable:
         numbers = [w for w in self.rules.values() if isinstance(w, pn.widgets.IntInput)]
         boxes = [w for w in self.rules.values() if isinstance(w, pn.widgets.Checkbox)]
-        return pn.Column(pn.Row(self.seed, *numbers, self.new), *boxes, self.files.row(with_warning=False),
+        # Only a served page has the Experiments page beside it (a notebook has no server routes).
+        compare = pn.pane.Markdown("[Compare the rulings' win rates](/experiments?run=kzin-rulings) (Experiments: "
+                                   "every combination of the rulings above, played on Dask, with intervals)",
+                                   margin=(0, 10), name="compare-rulings",
+                                   visible=pn.state.curdoc is not None and pn.state.curdoc.session_context is not None)
+        return pn.Column(pn.Row(self.seed, *numbers, self.new), *boxes, compare, self.files.row(with_warning=False),
                          sizing_mode="stretch_width")

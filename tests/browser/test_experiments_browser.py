@@ -70,3 +70,18 @@ def test_a_run_stopped_from_the_page_stops(page, serve_app, console_errors, serv
     wait_for(lambda: not view.running, page, timeout=20)
     assert len(view.rows) < 8
     assert console_errors == [] and server_errors == []
+
+
+def test_the_man_kzin_wars_page_links_the_rulings_and_the_address_picks_the_run(page, serve_app, console_errors):
+    from apps import discover_games, server
+
+    games = discover_games()
+    url = serve_app(server.routes(games), title=server.titles(games))
+    page.goto(url + "kzin")
+    link = page.get_by_role("link", name="Compare the rulings' win rates")
+    expect(link).to_have_attribute("href", "/experiments?run=kzin-rulings", timeout=WAIT)
+    link.click()
+    expect(page.get_by_label("Games a cell")).to_be_visible(timeout=WAIT)
+    page.goto(url + "experiments?run=zoo-odds-map")
+    expect(page.get_by_label("Flicks a cell")).to_be_visible(timeout=WAIT)
+    assert console_errors == []
