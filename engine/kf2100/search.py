@@ -200,6 +200,7 @@ class SearchBot(Policy):
         if self.playouts < 1:
             raise ValueError(f"playouts must be at least 1, not {playouts!r}")
         self.min_per_action = int(settings["min_per_action"])
+        self.confidence = float(settings["confidence"])
         self.searched = frozenset(settings["searched"])
         self.player, self.solo = player, solo
         self.evaluation = evaluation or Evaluation.from_file()
@@ -234,24 +235,29 @@ class SearchBot(Policy):
         return action
 
     def search(self, state: Any, rng: np.random.Generator) -> tuple[Action, int]:
-        """The best candidate by mean playout value (ties to the heuristic's own choice, then the first);
-        and the playouts spent."""
+        """The heuristic's own choice unless another candidate beats it in the same worlds by more than
+        ``confidence`` standard errors of the paired difference (and then the best such); the playouts spent.
+
+        Playouts are few, so a candidate that merely drew better dice must not displace a sound default:
+        the heuristic is the prior, the search the correction."""
         legal = state.legal_actions()
         members = list(state.combat.members)
         sign = 1.0 if self.player == TERMINATORS else -1.0
         worlds = max(self.min_per_action, -(-self.playouts // len(legal)))
         seeds = rng.spawn(worlds + 1)
-        default = self.heuristic.choose(state, seeds[-1])
-        totals = np.zeros(len(legal))
+        default = legal.index(self.heuristic.choose(state, seeds[-1]))
+        values = np.zeros((worlds, len(legal)))
         for w in range(worlds):
             world_rng = seeds[w]
             world = determinize(state, self.player, world_rng)
             dice = int(world_rng.integers(2**63))
             for i, action in enumerate(legal):
-                totals[i] += sign * self.playout(world, action, members, np.random.default_rng(dice))
-        best = totals.max()
-        top = [i for i, t in enumerate(totals) if t >= best - 1e-9]
-        pick = next((i for i in top if legal[i] == default), top[0])
+                values[w, i] = sign * self.playout(world, action, members, np.random.default_rng(dice))
+        diff = values - values[:, [default]]
+        gain = diff.mean(axis=0)
+        spread = diff.std(axis=0, ddof=1) / np.sqrt(worlds) if worlds > 1 else np.zeros(len(legal))
+        sure = [i for i in range(len(legal)) if gain[i] > self.confidence * spread[i] and gain[i] > 1e-9]
+        pick = max(sure, key=lambda i: (gain[i], -i)) if sure else default
         return legal[pick], worlds * len(legal)
 
     def playout(self, world: Any, action: Action, members: list[str], rng: np.random.Generator) -> float:
@@ -265,3 +271,25 @@ class SearchBot(Policy):
             else:
                 s.apply_action(self.rollout[p].choose(s, rng))
         return self.evaluation(s)
+
+
+def decision_times(scenario: str, player: int, games: int = 3, seed: int = 0, playouts: int | None = None
+                   ) -> dict[str, Any]:
+    """Seconds per searched decision of the search bot for ``player`` against the heuristic bot, over ``games``
+    seeded games in this process: median, worst, how many, and the playouts spent per decision."""
+    from engine.core import play_game
+    from engine.kf2100.state import KungFuGame
+
+    game = KungFuGame(scenario)
+    bot = SearchBot(player, solo=game.solo, playouts=playouts)
+    policies: list[Policy] = [HeuristicBot(TERMINATORS), HeuristicBot(CLONE_MASTER, solo=game.solo)]
+    policies[player] = bot
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        play_game(game.new_initial_state(), policies, rng)
+    seconds = np.array(bot.stats.seconds)
+    return {"scenario": scenario, "side": ("terminators", "clone_master")[player], "playouts": bot.playouts,
+            "games": games, "decisions": bot.stats.decisions,
+            "median_s": float(np.median(seconds)) if seconds.size else 0.0,
+            "worst_s": float(seconds.max()) if seconds.size else 0.0,
+            "playouts_per_decision": bot.stats.playouts / max(1, bot.stats.decisions)}
