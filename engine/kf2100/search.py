@@ -97,11 +97,13 @@ class Evaluation:
 
 @dataclass
 class SearchStats:
-    """What the last decisions cost: playouts and seconds, for the tournament's report of decision times."""
+    """What the searched decisions cost: playouts, wall-clock seconds and this process's CPU seconds (on a
+    shared machine the wall clock counts the other processes' turns too)."""
 
     decisions: int = 0
     playouts: int = 0
     seconds: list[float] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)
 
 
 def _hidden_counters(state: Any, player: int) -> tuple[list[Any], list[int]]:
@@ -227,11 +229,12 @@ class SearchBot(Policy):
             raise ValueError(f"it is not the {('Terminators', 'Clone Master')[self.player]}' decision")
         if not self.searches(state):
             return self.heuristic.choose(state, rng)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action, n = self.search(state, rng)
         self.stats.decisions += 1
         self.stats.playouts += n
         self.stats.seconds.append(time.perf_counter() - start)
+        self.stats.cpu_seconds.append(time.process_time() - cpu)
         return action
 
     def search(self, state: Any, rng: np.random.Generator) -> tuple[Action, int]:
@@ -276,7 +279,7 @@ class SearchBot(Policy):
 def decision_times(scenario: str, player: int, games: int = 3, seed: int = 0, playouts: int | None = None
                    ) -> dict[str, Any]:
     """Seconds per searched decision of the search bot for ``player`` against the heuristic bot, over ``games``
-    seeded games in this process: median, worst, how many, and the playouts spent per decision."""
+    seeded games in this process: median and worst, wall clock and CPU time, how many, and the playouts spent."""
     from engine.core import play_game
     from engine.kf2100.state import KungFuGame
 
@@ -287,9 +290,34 @@ def decision_times(scenario: str, player: int, games: int = 3, seed: int = 0, pl
     rng = np.random.default_rng(seed)
     for _ in range(games):
         play_game(game.new_initial_state(), policies, rng)
-    seconds = np.array(bot.stats.seconds)
-    return {"scenario": scenario, "side": ("terminators", "clone_master")[player], "playouts": bot.playouts,
-            "games": games, "decisions": bot.stats.decisions,
-            "median_s": float(np.median(seconds)) if seconds.size else 0.0,
-            "worst_s": float(seconds.max()) if seconds.size else 0.0,
-            "playouts_per_decision": bot.stats.playouts / max(1, bot.stats.decisions)}
+    out: dict[str, Any] = {"scenario": scenario, "side": ("terminators", "clone_master")[player],
+                           "playouts": bot.playouts, "games": games, "decisions": bot.stats.decisions}
+    for key, values in (("s", bot.stats.seconds), ("cpu_s", bot.stats.cpu_seconds)):
+        arr = np.array(values)
+        out[f"median_{key}"] = float(np.median(arr)) if arr.size else 0.0
+        out[f"worst_{key}"] = float(arr.max()) if arr.size else 0.0
+    out["playouts_per_decision"] = bot.stats.playouts / max(1, bot.stats.decisions)
+    return out
+
+
+def versus_heuristic(frame: Any) -> Any:
+    """From tournament tables (``tournament.py``'s tidy rows, concatenated): per scenario and side, the search
+    bot's win rate against the heuristic bot beside the heuristic bot's own in the same seat against the same
+    opponent, both with their 95% Wilson intervals, and whether the search bot's whole interval lies above
+    the heuristic's rate (the issue's test of "beats the heuristic bot")."""
+    import pandas as pd
+
+    keep = ["games", "wins", "draws", "losses", "win_rate", "win_low", "win_high", "mean_return"]
+    rows = []
+    for (scenario, side), part in frame.groupby(["scenario", "side"], sort=False):
+        search = part[part["bot"].str.startswith("search") & (part["opponent"] == "heuristic")]
+        base = part[(part["bot"] == "heuristic") & (part["opponent"] == "heuristic")]
+        if search.empty or base.empty:
+            continue
+        s, b = search.iloc[0], base.iloc[0]
+        row = {"scenario": scenario, "side": side, "search_bot": s["bot"]}
+        row.update({f"search_{k}": s[k] for k in keep})
+        row.update({f"heuristic_{k}": b[k] for k in keep})
+        row["beats_heuristic"] = bool(s["win_low"] > b["win_rate"])
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -119,3 +119,24 @@ def test_tournament_names_and_bad_input():
         SearchBot(TERMINATORS, playouts=0)
     with pytest.raises(ValueError, match="not the"):
         SearchBot(CLONE_MASTER).choose(_with_face_down(False), np.random.default_rng(0))
+
+
+def test_versus_heuristic_reads_the_tournament_table():
+    from collections import Counter
+
+    import pandas as pd
+
+    from engine.kf2100.search import versus_heuristic
+    from engine.kf2100.tournament import COLUMNS, side_rows
+
+    grades = BASIC.book.scenarios.grades
+    rows = side_rows("basic", ("search", "heuristic"), Counter(terminator_victory=60, draw=40), 1000, 100, 0, grades)
+    rows += side_rows("basic", ("heuristic", "heuristic"), Counter(terminator_victory=45, draw=55), 1000, 100, 0,
+                      grades)
+    table = versus_heuristic(pd.DataFrame(rows, columns=COLUMNS))
+    t = table.set_index("side").loc["terminators"]
+    # 60 of 100 has the Wilson interval 0.502-0.691, above 0.45; the Clone Master side has no search row
+    assert t["search_wins"] == 60 and t["heuristic_win_rate"] == 0.45 and t["beats_heuristic"]
+    assert round(t["search_win_low"], 3) == 0.502 and list(table["side"]) == ["terminators"]
+    rows[0]["wins"], rows[0]["win_low"] = 50, 0.40
+    assert not versus_heuristic(pd.DataFrame(rows, columns=COLUMNS)).iloc[0]["beats_heuristic"]
