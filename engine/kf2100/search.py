@@ -2,8 +2,9 @@
 
 At each combat decision (picking chits, who leads, an attack, an answer, the level to lose) the bot tries
 every legal action in worlds it samples from what its side may know, plays each world on to the end of the
-combat with the heuristic bot of ``bots.py`` playing both sides, and takes the action whose playouts score
-best. Outside combat (set-up, movement, activation, the door) it plays as the heuristic bot does: those
+combat with the heuristic bot of ``bots.py`` playing both sides, and keeps the heuristic's own choice unless
+another action beats it in the same worlds by more than a standard error of the paired difference. Outside
+combat (set-up, movement, activation, the door) it plays as the heuristic bot does: those
 decisions are many and cheap to get roughly right, and a playout long enough to judge them would cost
 seconds; the combats are where the hidden chits and the dice decide the game.
 
@@ -23,6 +24,7 @@ the position is scored by a material evaluation of the victory conditions, also 
 
 from __future__ import annotations
 
+import time
 import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -223,8 +225,6 @@ class SearchBot(Policy):
         return len(legal) > 1 and type(legal[0]).__name__ in self.searched
 
     def choose(self, state: State, rng: np.random.Generator) -> Action:
-        import time
-
         if state.current_player() != self.player:
             raise ValueError(f"it is not the {('Terminators', 'Clone Master')[self.player]}' decision")
         if not self.searches(state):
