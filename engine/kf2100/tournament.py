@@ -29,9 +29,10 @@ CHUNK = 5
 """Games per chunk: small enough that two workers share a 200-game tournament evenly."""
 SMALL_GAMES = 4
 """Tournaments of at most this many games in all run in the calling process."""
-BOTS = ("heuristic", "random")
+BOTS = ("heuristic", "search", "random")
 """``heuristic``: the rule-of-thumb player of ``bots.py`` (the solo rules for the solo Clone Master);
-``random``: a uniformly random legal action, a floor to measure the others against."""
+``search``: the determinized search of ``search.py`` at its stated budget (``search:N`` for N playouts a
+decision); ``random``: a uniformly random legal action, a floor to measure the others against."""
 SIDES = {TERMINATORS: "terminators", CLONE_MASTER: "clone_master"}
 WINS = {TERMINATORS: ("terminator_total_victory", "terminator_victory"),
         CLONE_MASTER: ("clone_master_total_victory", "clone_master_victory")}
@@ -44,6 +45,10 @@ def make_bot(name: str, player: int, game: KungFuGame) -> Policy:
     """The bot ``name`` for ``player``; an unknown name is a ``ValueError``."""
     if name == "heuristic":
         return HeuristicBot(player, solo=bool(game.solo) and player == CLONE_MASTER)
+    if name == "search" or name.startswith("search:"):
+        from engine.kf2100.search import SearchBot, search_budget
+
+        return SearchBot(player, solo=bool(game.solo), playouts=search_budget(name))
     if name == "random":
         return UniformRandomPolicy()
     raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}")
