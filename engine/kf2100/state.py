@@ -356,39 +356,34 @@ class KungFuState(State):
             raise AssertionError(f"no step in {self.phase} with no combat being fought")
         return STEP_OF_COMBAT[c.step]
 
+    def step_title(self) -> str:
+        """The step in the turn's words: the phase's title, and the step within it where it says more."""
+        step, phase = self.step, PHASE_TITLES[self.phase]
+        if step in (Step.SETUP, Step.ENTRY, Step.MOVE, Step.OVER):
+            return phase
+        return f"{phase}: {step.title.lower()}"
+
     def current_player(self) -> int:
-        if self.phase == "over":
+        step = self.step
+        if step is Step.OVER:
             return TERMINAL
-        if self.bonus_mp > 0 or self.cm_window:
-            return CLONE_MASTER
-        if self.phase == "setup":
-            return CHANCE if self.deal_slots else CLONE_MASTER
-        if self.phase == "entry":
-            return TERMINATORS
-        if self.phase in ("move1", "move2"):
-            return TERMINATORS
-        if self.phase == "cm_move":
-            return CLONE_MASTER
-        if self.phase == "recovery":
+        if step is Step.ROLL:
             return CHANCE
-        # combat phases
-        if self.door_step:
-            return CHANCE if self.queue and self.queue[0].startswith("door:") else TERMINATORS
+        if step in (Step.BONUS_MOVE, Step.CM_WINDOW, Step.SETUP):
+            return CLONE_MASTER
+        if step in (Step.ENTRY, Step.DOOR, Step.LEAD):
+            return TERMINATORS
+        if step is Step.MOVE:
+            return CLONE_MASTER if self.phase == "cm_move" else TERMINATORS
         c = self.combat
         assert c is not None
-        if c.step == "pick":
+        if step is Step.PICK:
             return self.figs[c.to_pick[0]].side
-        if c.step == "lead":
-            return TERMINATORS
-        if c.step == "attack":
+        if step is Step.ATTACK:
             return c.turn
-        if c.step == "answer":
-            return 1 - c.turn
-        if c.step == "aim":
-            return 1 - c.turn
-        if c.step == "loss":
+        if step is Step.LOSS:
             return self.figs[c.pending_loss].side
-        return CHANCE  # roll, untrained
+        return 1 - c.turn  # answer, aim
 
     # --- legal actions ------------------------------------------------------------------------------
     def legal_actions(self) -> list[Action]:
@@ -401,65 +396,59 @@ class KungFuState(State):
             raise IllegalActionError(f"{self.describe_player()} is to move, not chance")
         if self.phase == "setup":
             return self._deal_outcomes()
-        return list(D6)
+        return list(D6)  # a hit, the door, an untrained mob or a recovery
 
     def _compute_legal(self) -> list[Action]:
-        p = self.current_player()
-        if p == TERMINAL:
+        step = self.step
+        if step is Step.OVER:
             return []
-        if p == CHANCE:
+        if step is Step.ROLL:
             return [a for a, _ in self.chance_outcomes()]
-        if self.bonus_mp > 0:
-            cm = self.figs["CM"]
-            return [*self._moves(cm, self.bonus_mp), End()]
-        if self.cm_window:
+        if step is Step.BONUS_MOVE:
+            return [*self._moves(self.figs["CM"], self.bonus_mp), End()]
+        if step is Step.CM_WINDOW:
             return [Activate("CM"), End()]
-        if self.phase == "setup":
+        if step is Step.SETUP:
             return [Place(self.queue[0], self.name(sq)) for sq in self.setup_squares(self.figs[self.queue[0]])]
-        if self.phase == "entry":
-            fid = self.queue[0]
-            return [Wait(fid, e) for e in ("door", "disposal", "loo")]
-        if self.phase in ("move1", "move2"):
+        if step is Step.ENTRY:
+            return [Wait(self.queue[0], e) for e in ("door", "disposal", "loo")]
+        if step is Step.MOVE:
             out: list[Action] = []
             taken = self.occupied()
-            for f in self.terminators():
-                out.extend(self._moves(f, f.mp, taken))
-                if self._may_exit(f):
-                    out.append(Exit(f.id))
-            return [*out, End()]
-        if self.phase == "cm_move":
-            out = []
-            if not self.game.solo:
-                out.extend(Activate(fid) for fid in self.activatable())
-            taken = self.occupied()
-            for f in self.figs.values():
-                if f.side == CLONE_MASTER and f.mp > 0:
+            if self.phase == "cm_move":
+                if not self.game.solo:
+                    out.extend(Activate(fid) for fid in self.activatable())
+                for f in self.figs.values():
+                    if f.side == CLONE_MASTER and f.mp > 0:
+                        out.extend(self._moves(f, f.mp, taken))
+            else:
+                for f in self.terminators():
                     out.extend(self._moves(f, f.mp, taken))
+                    if self._may_exit(f):
+                        out.append(Exit(f.id))
             return [*out, End()]
-        if self.door_step:
+        if step is Step.DOOR:
             out = [DoorAttack(f.id, chit) for f in self.door_attackers() for chit in ("fist", "kick")
                    if f.levels[TECHNIQUES.index(chit)] > 0]
             return [*out, End()]
         c = self.combat
         assert c is not None
-        if c.step == "pick":
+        if step is Step.PICK:
             f = self.figs[c.to_pick[0]]
             return [Chits(f.id, m) for m in self.chit_choices(f)]
-        if c.step == "lead":
+        if step is Step.LEAD:
             return [Lead(TERMINATORS), Lead(CLONE_MASTER)]
-        if c.step == "attack":
+        if step is Step.ATTACK:
             return self._attacks(c, c.turn)
-        if c.step == "answer":
+        if step is Step.ANSWER:
             return [Answer(fid, chit) for fid in c.members if fid in c.chits and self.figs[fid].side != c.turn
                     for chit in sorted(set(c.chits[fid]))]
-        if c.step == "aim":
+        if step is Step.AIM:
             assert c.answer is not None
             fid, chit = c.answer
             return [Attack(fid, chit, t) for t in self.targets(c, self.figs[fid], chit)]
-        if c.step == "loss":
-            f = self.figs[c.pending_loss]
-            return [Lose(f.id, t) for i, t in enumerate(TECHNIQUES) if f.levels[i] > 0]
-        raise AssertionError(f"no decision at combat step {c.step}")
+        f = self.figs[c.pending_loss]  # Step.LOSS
+        return [Lose(f.id, t) for i, t in enumerate(TECHNIQUES) if f.levels[i] > 0]
 
     # --- set-up -----------------------------------------------------------------------------------------
     def setup_squares(self, f: Figure) -> list[int]:
@@ -878,18 +867,18 @@ class KungFuState(State):
                 return (f"{fid} may escape only when down to 1-2 abilities, on the last turns,"
                         " or when the lair is smashed")
             return f"{fid} must stand on an open entry square with a movement point left to leave"
-        return f"{a} is not legal now ({PHASE_TITLES[self.phase]}, {who} to act)"
+        return f"{a} is not legal now ({self.step_title()}, {who} to act)"
 
     def _apply(self, action: Action) -> None:
         self._legal = None
-        player = self.current_player()
-        if player == CHANCE:
+        step = self.step
+        if step is Step.ROLL:
             self._apply_chance(action)  # type: ignore[arg-type]
-        elif self.bonus_mp > 0:
+        elif step is Step.BONUS_MOVE:
             if isinstance(action, Move):
                 self._do_move(self.figs["CM"], action, bonus=True)
             self.bonus_mp = 0
-        elif self.cm_window:
+        elif step is Step.CM_WINDOW:
             self.cm_window = False
             if isinstance(action, Activate):
                 self._activate(self.figs["CM"], "by the Clone Master")
@@ -1351,11 +1340,12 @@ class KungFuState(State):
                                for k, v in self.combat.chits.items()}
         view = {
             "player": player, "scenario": self.game.scenario.key, "turn": self.turn, "phase": self.phase,
+            "step": str(self.step),
             "to_move": self.current_player(), "door_broken": self.door_broken, "bonus_mp": self.bonus_mp,
             "figures": figures, "face_down": sorted(hidden), "equipment": dict(self.equipment),
             "combat": combat, "combats_waiting": len(self.combats), "door_step": self.door_step,
             "result": self.result, "log": [dict(e) for e in self.log],  # rolls and public events only
-            "placing": self.queue[0] if (self.phase == "setup" and self.queue and player == CLONE_MASTER) else None,
+            "placing": self.queue[0] if (self.step is Step.SETUP and player == CLONE_MASTER) else None,
         }
         return view
 
