@@ -361,7 +361,7 @@ class KungFuState(State):
         step, phase = self.step, PHASE_TITLES[self.phase]
         if step in (Step.SETUP, Step.ENTRY, Step.MOVE, Step.OVER):
             return phase
-        return f"{phase}: {step.title.lower()}"
+        return f"{phase}: {step.label.lower()}"
 
     def current_player(self) -> int:
         step = self.step

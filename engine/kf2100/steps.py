@@ -11,7 +11,7 @@ import enum
 
 
 class Step(enum.StrEnum):
-    """What the game is waiting for now, in the game's words (``Step.MOVE.title``)."""
+    """What the game is waiting for now; ``Step.MOVE.label`` says it in the game's words (not ``title``: str.title)."""
 
     SETUP = "setup"            # Clone Master set-up: a counter is placed face down (or dealt, in Solo)
     ENTRY = "entry"            # Terminator set-up: each Terminator picks the way he will come in
@@ -29,7 +29,7 @@ class Step(enum.StrEnum):
     OVER = "over"              # the game is over
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
         return STEP_TITLES[self]
 
 

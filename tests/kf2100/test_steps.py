@@ -70,7 +70,7 @@ def play_out(game, seed, bots=True):
 def test_step_values_are_short_snake_case_and_titled():
     assert [str(x) for x in Step] == ["setup", "entry", "move", "bonus_move", "cm_window", "door", "pick",
                                       "lead", "attack", "answer", "aim", "loss", "roll", "over"]
-    assert Step("cm_window") is Step.CM_WINDOW and Step.CM_WINDOW.title == "Clone Master may reveal himself"
+    assert Step("cm_window") is Step.CM_WINDOW and Step.CM_WINDOW.label == "Clone Master may reveal himself"
 
 
 @pytest.mark.parametrize("scenario", ["basic", "advanced", "solo"])
