@@ -1,0 +1,150 @@
+"""Kung Fu 2100 movement: paths and their costs, entries and exits, rooms that wake, activation.
+"""
+
+from __future__ import annotations
+
+from engine.core.protocol import Action
+from engine.kf2100.actions import (
+    Move,
+)
+from engine.kf2100.board import Board
+from engine.kf2100.figures import (
+    CLONE_MASTER,
+    TERMINATORS,
+    Figure,
+)
+from engine.kf2100.state_setup import SetupRules
+
+
+class MovementRules(SetupRules):
+    """Movement, the ways in and out, and activation."""
+
+    __slots__ = ()
+
+    # --- movement ----------------------------------------------------------------------------------------
+    def move_tree(self, f: Figure, points: int) -> dict[int, tuple[int, int]]:
+        """Cheapest paths for ``f`` with ``points`` to spend (from outside when waiting at an entry)."""
+        board = self.board
+        if points <= 0:
+            return {}
+        door_open = self.door_broken or f.kind == "constabulary"
+        if f.status == "waiting":
+            if not self._entry_open(f):
+                return {}
+            start = board.entry_squares[f.entry]
+            tree = board.reachable(start, points, self.can_monkey(f), door_open, start_cost=1)
+        elif f.status == "active" and (f.side == TERMINATORS or f.face_up):
+            tree = board.reachable(f.pos, points, self.can_monkey(f), door_open)
+        else:
+            return {}
+        return tree
+
+    def reachable(self, fid: str) -> dict[str, int]:
+        """Squares the figure may end its move on now, with their movement cost."""
+        f = self.figs[fid]
+        points = self.bonus_mp if (self.bonus_mp and fid == "CM") else f.mp
+        taken = self.occupied()
+        return {self.name(sq): cost for sq, (cost, _) in sorted(self.move_tree(f, points).items())
+                if sq not in taken and self.board.is_floor(sq)}
+
+    def _moves(self, f: Figure, points: int, taken: set[int] | None = None) -> list[Action]:
+        if points <= 0 or f.status not in ("active", "waiting"):
+            return []
+        if f.side == CLONE_MASTER and not f.face_up:
+            return []
+        taken = self.occupied() if taken is None else taken
+        return [Move(f.id, self.name(sq)) for sq in sorted(self.move_tree(f, points))
+                if sq not in taken and self.board.is_floor(sq)]
+
+    def _entry_open(self, f: Figure) -> bool:
+        rules = self.rules()
+        if f.kind == "constabulary":
+            return True
+        if f.entry == "door":
+            return self.door_broken
+        limit = rules["disposal_per_phase"] if f.entry == "disposal" else rules["loo_per_phase"]
+        return self.entered.get(f.entry, 0) < limit
+
+    def _exit_entry(self, f: Figure) -> str | None:
+        """The way out from where ``f`` stands: the disposal or loo square, or next to the broken door."""
+        for entry, sq in self.board.entries.items():
+            if f.pos == sq:
+                return entry
+        if self.door_broken and f.pos >= 0 and self.board.adjacent(f.pos, self.board.front_door):
+            return "door"
+        return None
+
+    def _may_exit(self, f: Figure) -> bool:
+        if f.kind != "terminator" or f.status != "active" or f.mp < 1:
+            return False
+        entry = self._exit_entry(f)
+        if entry is None:
+            return False
+        if entry != "door":
+            limit = self.rules()["disposal_per_phase"] if entry == "disposal" else self.rules()["loo_per_phase"]
+            if self.entered.get(entry, 0) >= limit:
+                return False
+        if self.game.solo:
+            return self.solo_may_escape(f)
+        return True
+
+    def solo_may_escape(self, f: Figure) -> bool:
+        solo = self.scenario().solo
+        total = sum(f.levels)
+        return (0 < total <= solo["escape_levels_at_most"] or self.turn >= solo["escape_from_turn"]
+                or (self.figs["CM"].status == "dead" and not any(self.equipment.values())))
+
+    # --- activation -------------------------------------------------------------------------------------
+    def activatable(self) -> list[str]:
+        """Face-down counters the Clone Master may turn up now (one Jelly, Servant, Technician a move)."""
+        used = set(self.activated)
+        out = []
+        for f in self.figs.values():
+            if f.status != "active" or f.face_up or f.side != CLONE_MASTER:
+                continue
+            cls = self.utype(f).activation
+            if cls == "clone_master" or (cls and cls not in used):
+                out.append(f.id)
+        return out
+
+    def _activate(self, f: Figure, why: str) -> None:
+        f.face_up = True
+        self.log.append({"turn": self.turn, "phase": self.phase, "event": f"{f.id} activated ({why})"})
+        if f.kind == "clone_master":
+            self.bonus_mp = self.utype(f).bonus_move
+
+    def _enter_rooms(self, f: Figure, path: list[int]) -> None:
+        rooms = {self.board.room(sq) for sq in path} - {None}
+        for g in list(self.figs.values()):
+            if g.side == CLONE_MASTER and g.status == "active" and not g.face_up and g.pos >= 0 \
+                    and (room := self.board.room(g.pos)) is not None and room in rooms:
+                self._activate(g, f"{f.id} entered the {self.board.lair.rooms[room].name}")
+
+    def _solo_activation(self) -> None:
+        """Solo: the two face-down counters nearest the Terminator are activated."""
+        t = next((f for f in self.terminators() if f.on_board), None)
+        if t is None:
+            return
+        dist = self.board.walking_distance(t.pos)
+        hidden = [f for f in self.figs.values() if f.side == CLONE_MASTER and f.status == "active" and not f.face_up]
+        hidden.sort(key=lambda f: (dist.get(f.pos, 999), f.pos))
+        for f in hidden[:2]:
+            self._activate(f, "nearest the Terminator")
+
+    def _do_move(self, f: Figure, action: Move, bonus: bool = False) -> None:
+        sq = self.board.square(action.square)
+        points = self.bonus_mp if bonus else f.mp
+        tree = self.move_tree(f, points)
+        path = Board.path(tree, sq)
+        cost = tree[sq][0]
+        if f.status == "waiting":
+            if f.kind == "terminator":
+                self.entered[f.entry] = self.entered.get(f.entry, 0) + 1
+            f.status = "active"
+            f.face_up = f.face_up or f.kind == "constabulary"
+            self._event(f"{f.id} enters by the {f.entry}")
+        f.pos = sq
+        if not bonus:
+            f.mp -= cost
+        if f.kind == "terminator":
+            self._enter_rooms(f, path)
