@@ -530,16 +530,23 @@ class _Context:
         return pref
 
     def possible_answers(self, target: str) -> list[str]:
-        """Columns the target could be read on: its own techniques (and weapon), or None."""
-        if target.startswith("E") or target not in self.figs:
-            return ["none"]
-        g = self.figs[target]
-        if g["status"] != "active":
-            return ["none"]
-        cols = [c for i, c in enumerate(CHIT_TECHNIQUES) if g["levels"][i] > 0]
-        if g["weapon"]:
-            cols.append("weapon")
-        return cols or ["none"]
+        """Columns an attack on ``target`` could be read on: the techniques (and weapons) of every conscious figure
+        of the target's side in the combat (any of them may answer, and the CRT reads the answering chit), or
+        None."""
+        target_is_terminator = target in self.figs and self.figs[target]["kind"] == "terminator"
+        members = (self.view["combat"] or {}).get("members") or [target]
+        cols: set[str] = set()
+        for m in members:
+            g = self.figs.get(m)
+            if g is None or g["status"] != "active" or (g["kind"] == "terminator") != target_is_terminator:
+                continue
+            levels = g.get("levels")
+            if levels is None:
+                continue
+            cols.update(c for i, c in enumerate(CHIT_TECHNIQUES) if levels[i] > 0)
+            if g.get("weapon"):
+                cols.add("weapon")
+        return sorted(cols) or ["none"]
 
     def target_value(self, target: str) -> float:
         if target.startswith("E"):
@@ -563,13 +570,12 @@ class _Context:
 
     def protection(self, a: Answer, worth: Callable[[str], float]) -> float | None:
         """How much answer ``a`` lowers the chance that the attack on the table hits its target, times the
-        target's ``worth`` (0 when ``a`` answers with another figure); None when no attack is on the table."""
+        target's ``worth``; None when no attack is on the table. The CRT reads the attack against the answering
+        chit whoever answers (seed), so another figure's answer protects the target as well as its own."""
         attack = (self.view["combat"] or {}).get("attack")
         if not attack:
             return None
         _, chit, target = attack
-        if a.figure != target:
-            return 0.0
         p = self.crt[chit][answer_column(a.chit)] / 6
         return (self.crt[chit]["none"] / 6 - p) * worth(target)
 
@@ -644,8 +650,8 @@ class _Context:
         return p * (3.0 + 0.3 * hurt + (2.0 if self.t_chits(g) <= 1 else 0.0))
 
     def cm_answer_value(self, a: Answer, solo: bool) -> float:
-        protect = self.protection(a, lambda target: {"clone_master": 20.0, "jelly": 2.5}.get(
-            self.figs[target]["kind"], 1.0))
+        protect = self.protection(a, lambda target: EQUIPMENT_VALUE if target not in self.figs else {
+            "clone_master": 20.0, "jelly": 2.5}.get(self.figs[target]["kind"], 1.0))
         if protect is None:
             return 0.0
         # The answer becomes that figure's next attack: its worth as one.

@@ -38,7 +38,7 @@ from engine.kf2100.actions import (
     Wait,
 )
 from engine.kf2100.board import board_of, standard_board
-from engine.kf2100.data import CHIT_TECHNIQUES, TECHNIQUES, RuleBook, rulebook
+from engine.kf2100.data import TECHNIQUES, RuleBook, rulebook
 from engine.kf2100.figures import (
     CLONE_MASTER,
     D6,
@@ -289,10 +289,7 @@ class KungFuState(SaveRules):
             assert c is not None and c.attack is not None
             c.chits[action.figure].remove(action.chit)
             c.answer = (action.figure, action.chit)
-            column = "none"
-            if action.figure == c.attack[2]:
-                column = "weapon" if action.chit not in CHIT_TECHNIQUES else action.chit
-            c.need = self.game.book.crt[c.attack[1]][column]
+            c.need = self.game.book.crt[c.attack[1]][self.answer_column(action.chit)]
             c.step = "roll"
         elif isinstance(action, Lose):
             c = self.combat

@@ -224,6 +224,13 @@ class CombatRules(MovementRules):
         if self.combat is not None:
             self.combat.chits.pop(f.id, None)
 
+    @staticmethod
+    def answer_column(chit: str) -> str:
+        """The CRT column an answering chit is read on: its technique, or Weapon for any weapon chit. The seed
+        reads "attack vs. response (regardless of who responded or to whom)": whichever figure of the other
+        side answered, the attack is read against the answering chit (None only when nobody answers)."""
+        return chit if chit in CHIT_TECHNIQUES else "weapon"
+
     def _do_attack(self, a: Attack) -> None:
         c = self.combat
         assert c is not None
