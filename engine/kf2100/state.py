@@ -134,8 +134,7 @@ class KungFuState(SaveRules):
                         out.append(Exit(f.id))
             return [*out, End()]
         if step is Step.DOOR:
-            out = [DoorAttack(f.id, chit) for f in self.door_attackers() for chit in ("fist", "kick")
-                   if f.levels[TECHNIQUES.index(chit)] > 0]
+            out = [DoorAttack(f.id, chit) for f in self.door_attackers() for chit in self.door_chit_options(f)]
             return [*out, End()]
         c = self.combat
         assert c is not None
@@ -184,6 +183,14 @@ class KungFuState(SaveRules):
         f = self.figs.get(fid) if fid else None
         if f is not None and f.side != player:
             return f"{fid} belongs to the {PLAYER_NAMES[f.side]}; it is the {who}'s turn"
+        if isinstance(a, DoorAttack) and f is not None and self.step is Step.DOOR:
+            spent = self.door_chits.get(f.id, [])
+            level = f.levels[TECHNIQUES.index(a.chit)]
+            if f not in self.door_attackers():
+                return f"{fid} is not at the armored door with an attack chit to spare"
+            if spent.count(a.chit) >= level:
+                return (f"{fid} has spent {spent.count(a.chit)} {a.chit} chit(s) on the door this phase and his"
+                        f" {a.chit} level is {level}: a door attack spends one of his own attack chits")
         if isinstance(a, Move) and f is not None:
             if f.side == CLONE_MASTER and not f.face_up:
                 return f"{fid} is face down: it must be activated before it moves"
@@ -270,7 +277,7 @@ class KungFuState(SaveRules):
         elif isinstance(action, End):
             self._end_step()
         elif isinstance(action, DoorAttack):
-            self.door_tries[action.figure] = self.door_tries.get(action.figure, 0) + 1
+            self.door_chits.setdefault(action.figure, []).append(action.chit)
             self.queue = [f"door:{action.figure}:{action.chit}"]
         elif isinstance(action, Chits):
             c = self.combat
@@ -303,8 +310,9 @@ class KungFuState(SaveRules):
 class KungFuGame(Game):
     """Kung Fu 2100 with a scenario: ``basic``, ``advanced`` or ``solo``."""
 
+    # state version 2: door_chits (the attack chits spent on the door) replaced door_tries (a count)
     info: ClassVar[GameInfo] = GameInfo("kf2100", "Kung Fu 2100", 2, ChanceMode.EXPLICIT, Information.IMPERFECT,
-                                        -1.0, 1.0, 1)
+                                        -1.0, 1.0, 2)
     action_type = KFAction
 
     def __init__(self, scenario: str = "basic", terminator_levels: dict[str, list[int]] | None = None,

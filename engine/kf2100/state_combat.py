@@ -94,7 +94,11 @@ class CombatRules(MovementRules):
         w = self._weapon(f)
         if w is not None:
             options[w.key] = w.max_chits
-        n = self.utype(f).chits - self.door_tries.get(f.id, 0)
+        spent = self.door_chits.get(f.id, [])
+        for c in spent:  # chits spent on the armored door this phase are not picked again
+            options[c] -= 1
+        options = {c: k for c, k in options.items() if k > 0}
+        n = self.utype(f).chits - len(spent)
         return options, max(0, min(n, sum(options.values())))
 
     def chit_choices(self, f: Figure) -> list[tuple[str, ...]]:

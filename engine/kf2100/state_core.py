@@ -29,7 +29,7 @@ class StateCore(State):
     """The position's fields and the helpers every part of the rules reads."""
 
     __slots__ = ("_legal", "activated", "bonus_mp", "cm_window", "combat", "combats", "constabulary_in", "deal_slots",
-                 "door_broken", "door_step", "door_tries", "entered", "equipment", "figs", "log", "opened", "phase",
+                 "door_broken", "door_chits", "door_step", "entered", "equipment", "figs", "log", "opened", "phase",
                  "queue", "result", "turn")
 
     game: KungFuGame
@@ -47,7 +47,7 @@ class StateCore(State):
         self.door_step = False
         self.cm_window = False                  # the Clone Master's chance to reveal himself before a phase
         self.opened = True                      # this combat phase's door step and combats have begun
-        self.door_tries: dict[str, int] = {}    # chits spent on the door this combat phase
+        self.door_chits: dict[str, list[str]] = {}  # attack chits each Terminator spent on the door this phase
         self.combats: list[list[str]] = []      # combats of this phase still to fight
         self.combat: Combat | None = None
         self.queue: list[str] = []              # set-up order, or figures still to roll for recovery

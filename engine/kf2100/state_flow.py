@@ -7,6 +7,7 @@ from engine.kf2100.actions import (
     Deal,
     Roll,
 )
+from engine.kf2100.data import TECHNIQUES
 from engine.kf2100.figures import (
     CLONE_MASTER,
     HEART,
@@ -150,7 +151,7 @@ class FlowRules(CombatRules):
             if self.game.solo:
                 self._solo_activation()
         elif phase in ("combat1", "combat2"):
-            self.door_tries = {}
+            self.door_chits = {}
             self.opened = False  # the door step and the combats start once the Clone Master's window closes
         elif phase == "recovery":
             self.queue = [f.id for f in self.figs.values() if f.on_board and f.start[HEART] > 0
@@ -180,9 +181,17 @@ class FlowRules(CombatRules):
             at_door = (f.status == "waiting" and f.entry == "door") or \
                 (f.status == "active" and self.board.adjacent(f.pos, door))
             if (at_door and f.conscious) or (at_door and f.status == "waiting"):
-                if (f.levels[0] or f.levels[1]) and self.door_tries.get(f.id, 0) < self.rules()["door_tries_per_phase"]:
+                if self.door_chit_options(f):
                     out.append(f)
         return out
+
+    def door_chit_options(self, f: Figure) -> list[str]:
+        """The attack chits ``f`` may still spend on the door this phase: the door attack spends one of his own
+        attack chits (seed), so no more Fist (Kick) chits than his Fist (Kick) level, no more than his chits."""
+        spent = self.door_chits.get(f.id, [])
+        if len(spent) >= self.utype(f).chits:
+            return []
+        return [c for c in ("fist", "kick") if spent.count(c) < f.levels[TECHNIQUES.index(c)]]
 
     def _check_end(self) -> bool:
         terms = self.terminators()

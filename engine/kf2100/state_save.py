@@ -45,7 +45,7 @@ class SaveRules(FlowRules):
         s.figs = {k: f.copy() for k, f in self.figs.items()}
         s.equipment = dict(self.equipment)
         s.entered, s.activated, s.door_step = dict(self.entered), list(self.activated), self.door_step
-        s.door_tries = dict(self.door_tries)
+        s.door_chits = {k: list(v) for k, v in self.door_chits.items()}
         s.cm_window, s.opened = self.cm_window, self.opened
         s.combats = [list(c) for c in self.combats]
         s.combat = self.combat.copy() if self.combat else None
@@ -60,7 +60,7 @@ class SaveRules(FlowRules):
             "turn": self.turn, "phase": self.phase, "door_broken": self.door_broken, "bonus_mp": self.bonus_mp,
             "figures": [f.to_dict() for f in self.figs.values()], "equipment": dict(self.equipment),
             "entered": dict(self.entered), "activated": list(self.activated), "door_step": self.door_step,
-            "door_tries": dict(self.door_tries), "combats": [list(c) for c in self.combats],
+            "door_chits": {k: list(v) for k, v in self.door_chits.items()}, "combats": [list(c) for c in self.combats],
             "cm_window": self.cm_window, "opened": self.opened,
             "combat": self.combat.to_dict() if self.combat else None, "queue": list(self.queue),
             "deal_slots": [self.name(sq) for sq in self.deal_slots], "constabulary_in": self.constabulary_in,
@@ -217,10 +217,12 @@ class SaveRules(FlowRules):
         s.activated = list(data["activated"])
         if any(x not in classes for x in s.activated) or len(set(s.activated)) != len(s.activated):
             raise ValueError("an activation class that is not on the unit sheet, or used twice")
-        s.door_tries = dict(data["door_tries"])
-        for fid, n in s.door_tries.items():
-            if fid not in terminators or n > s.utype(roster[fid]).chits:
-                raise ValueError(f"{fid} cannot have spent {n} chits on the door")
+        s.door_chits = {k: list(v) for k, v in data["door_chits"].items()}
+        for fid, spent in s.door_chits.items():
+            f = roster.get(fid)
+            if fid not in terminators or f is None or len(spent) > s.utype(f).chits or any(
+                    spent.count(c) > f.start[TECHNIQUES.index(c)] for c in spent):
+                raise ValueError(f"{fid} cannot have spent {'+'.join(spent) or 'no chits'} on the door")
         s.cm_window, s.opened = data["cm_window"], data["opened"]
         if s.cm_window and (s.figs["CM"].face_up or s.figs["CM"].status != "active"):
             raise ValueError("only a face-down Clone Master can have a window to reveal himself")

@@ -69,7 +69,7 @@ class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
     entered: dict[_Entry, _Small]
     activated: Annotated[list[str], msgspec.Meta(max_length=20)]
     door_step: bool
-    door_tries: dict[_Id, _Small]
+    door_chits: dict[_Id, Annotated[list[Literal["fist", "kick"]], msgspec.Meta(max_length=9)]]
     combats: Annotated[list[list[_Id]], msgspec.Meta(max_length=99)]
     cm_window: bool
     opened: bool

@@ -86,7 +86,7 @@ def test_front_door_breaks_on_a_two_not_on_a_three():
     assert s.phase == "move2" and s.reachable("T1")["o2"] == 2
 
 
-def test_door_tries_spend_the_phase_chits():
+def test_door_tries_spend_the_phase_chits():  # (the chits themselves: test_seed_rules.py)
     s = skirmish(BASIC, {"T1": "o2"}, phase="combat1")
     play(s, "door T1 kick", "d6 6", "door T1 kick", "d6 6")
     assert s.chit_options(s.figs["T1"])[1] == 1

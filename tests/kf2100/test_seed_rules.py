@@ -64,3 +64,46 @@ def test_constabulary_fire_along_rows_and_diagonals_only():
     assert board.in_missile_range(y7, j7, 2, 1, True)  # down the whole corridor
     s = skirmish(ADVANCED, {"T1": "j7", "LC1": "l8"}, phase="combat1")
     assert s.combat is None and s.phase != "combat1"  # LC1 cannot strike T1 from l8: no combat
+
+
+# --- the armored door: each attack spends one of the Terminator's own attack chits ----------------------
+
+def test_a_door_attack_spends_an_attack_chit_within_the_terminator_s_levels():
+    # T2 has Fist 1, Kick 2: one punch and two kicks at most, and then his three chits of the phase are gone.
+    s = skirmish(BASIC, {"T1": "n9"}, waiting={"T2": "door"}, phase="combat1")
+    assert s.figs["T2"].levels[:2] == [1, 2] and legal_text(s) == {"door T2 fist", "door T2 kick", "end"}
+    play(s, "door T2 fist", "d6 6")
+    assert legal_text(s) == {"door T2 kick", "end"}
+    refused(s, "door T2 fist", "T2 has spent 1 fist chit.* his fist level is 1: a door attack spends one of his own")
+    play(s, "door T2 kick", "d6 6", "door T2 kick", "d6 6")
+    assert s.door_chits == {"T2": ["fist", "kick", "kick"]} and not s.door_broken
+    assert s.step != "door"  # nothing left to spend: the door step is over
+
+
+def test_chits_spent_on_the_door_are_not_picked_in_the_combat():
+    s = skirmish(BASIC, {"T1": "o2"}, phase="combat1")  # T1 inside, next to the door: 2/2/1/1/1
+    play(s, "door T1 kick", "d6 6", "door T1 kick", "d6 6")
+    assert s.chit_options(s.figs["T1"]) == ({"fist": 2, "mist": 1, "monkey": 1}, 1)
+    assert s.door_chit_options(s.figs["T1"]) == ["fist"]
+
+
+def test_saved_door_chits_load_checked_and_an_older_file_is_refused():
+    import json
+
+    from engine.core import StateFormatError, load_state
+
+    s = skirmish(BASIC, {"T1": "o2"}, phase="combat1")
+    play(s, "door T1 kick", "d6 6")
+    text = s.to_json()
+    assert load_state(text, KungFuGame).door_chits == {"T1": ["kick"]}
+    data = json.loads(text)
+    data["version"] = 1
+    with pytest.raises(StateFormatError, match="format version 1; this program reads version 2"):
+        load_state(json.dumps(data), KungFuGame)
+    data = json.loads(text)
+    data["state"]["door_chits"] = {"T1": ["kick", "kick", "kick"]}  # T1 has Kick 2
+    from engine.core.serialize import checksum
+
+    data["checksum"] = checksum(data["rules"], data["state"])
+    with pytest.raises(StateFormatError, match="T1 cannot have spent kick\\+kick\\+kick on the door"):
+        load_state(json.dumps(data), KungFuGame)
