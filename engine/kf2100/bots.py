@@ -211,9 +211,14 @@ class _Context:
     def move_gain(self, a: Move) -> float:
         f = self.figs[a.figure]
         bonus = self.player == CLONE_MASTER and a.figure == "CM" and self.view["bonus_mp"] > 0
+        to = self.board.square(a.square)
+        stacks = self.state.stacks()
+        if to in self.taken():
+            return -20.0  # the bot never stops on another counter (the rules allow it mid-phase)
+        if f["pos"] in stacks:
+            return 20.0 - self.dist(f["pos"], to)  # stepping off a shared square: the phase cannot end before
         if f["mp"] < self.full_move(f) and not bonus:
             return -1.0  # each figure moves once a phase: keeps the bot's turns short
-        to = self.board.square(a.square)
         here = f["pos"] if f["pos"] >= 0 else self.board.entry_squares.get(f["entry"], -1)
         if self.player == TERMINATORS:
             goals = self.exits() if self.wants_out(f) else self.unclaimed(a.figure)

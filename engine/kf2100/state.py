@@ -111,7 +111,7 @@ class KungFuState(SaveRules):
         if step is Step.ROLL:
             return [a for a, _ in self.chance_outcomes()]
         if step is Step.BONUS_MOVE:
-            return [*self._moves(self.figs["CM"], self.bonus_mp), End()]
+            return [*self._moves(self.figs["CM"], self.bonus_mp, bonus=True), End()]
         if step is Step.CM_WINDOW:
             return [Activate("CM"), End()]
         if step is Step.SETUP:
@@ -120,19 +120,19 @@ class KungFuState(SaveRules):
             return [Wait(self.queue[0], e) for e in ("door", "disposal", "loo")]
         if step is Step.MOVE:
             out: list[Action] = []
-            taken = self.occupied()
             if self.phase == "cm_move":
                 if not self.game.solo:
                     out.extend(Activate(fid) for fid in self.activatable())
                 for f in self.figs.values():
                     if f.side == CLONE_MASTER and f.mp > 0:
-                        out.extend(self._moves(f, f.mp, taken))
+                        out.extend(self._moves(f, f.mp))
             else:
                 for f in self.terminators():
-                    out.extend(self._moves(f, f.mp, taken))
+                    out.extend(self._moves(f, f.mp))
                     if self._may_exit(f):
                         out.append(Exit(f.id))
-            return [*out, End()]
+            # the phase ends with one counter a square: no End while two share one (seed)
+            return [*out, End()] if not self.stacks() else out
         if step is Step.DOOR:
             out = [DoorAttack(f.id, chit) for f in self.door_attackers() for chit in self.door_chit_options(f)]
             return [*out, End()]
@@ -202,16 +202,19 @@ class KungFuState(SaveRules):
                 kind = self.board.cells[sq].kind
                 what = {"wall": "a wall", "equipment": "vital equipment"}.get(kind, "the armored door")
                 return f"{a.square} is {what}: no figure may stand there"
-            other = self.at(sq)
-            if other is not None and other is not f:
-                who_there = other.id if other.face_up or other.side == player else "a counter"
-                return (f"{a.square} is occupied by {who_there}:"
-                        " figures may pass through each other but never end stacked")
             points = self.bonus_mp if (self.bonus_mp and fid == "CM") else f.mp
             tree = self.move_tree(f, 99)
             if sq not in tree:
                 return f"{fid} cannot get to {a.square} (walls, equipment or the closed door are in the way)"
-            return f"{fid} needs {tree[sq][0]} movement points to reach {a.square} and has {points}"
+            if tree[sq][0] > points:
+                return f"{fid} needs {tree[sq][0]} movement points to reach {a.square} and has {points}"
+            others = [g for g in self.figs.values() if g.on_board and g.pos == sq and g is not f]
+            if others and self.step is Step.BONUS_MOVE:
+                return f"{a.square} is occupied: the Clone Master's bonus move ends on an empty square"
+            if others or self.stacks():
+                return (f"{fid} may not stop on {a.square} now: counters may share a square during a move phase,"
+                        " but only one square at a time, and only while one of them can still step off it,"
+                        " since the phase must end with one counter a square")
         if isinstance(a, Chits) and f is not None:
             options, n = self.chit_options(f)
             for chit in set(a.chits):
@@ -225,6 +228,12 @@ class KungFuState(SaveRules):
                 return f"{fid} has no unplayed {a.chit} chit in this combat"
             if isinstance(a, Attack):
                 return f"{a.target} is not an enemy in this combat that {fid}'s {a.chit} can reach"
+        if isinstance(a, End) and self.step is Step.MOVE and self.stacks():
+            where = ", ".join(self.name(q) for q in self.stacks())
+            who_there = " and ".join(g.id if (g.face_up or g.side == player) else "a counter"
+                                     for g in self.figs.values() if g.on_board and self.name(g.pos) == where)
+            return (f"{who_there} share {where}: only one counter may occupy a square at the end of the phase;"
+                    " move one of them off first")
         if isinstance(a, Exit) and f is not None:
             if self.game.solo and not self.solo_may_escape(f):
                 return (f"{fid} may escape only when down to 1-2 abilities, on the last turns,"

@@ -42,19 +42,79 @@ class MovementRules(SetupRules):
     def reachable(self, fid: str) -> dict[str, int]:
         """Squares the figure may end its move on now, with their movement cost."""
         f = self.figs[fid]
-        points = self.bonus_mp if (self.bonus_mp and fid == "CM") else f.mp
-        taken = self.occupied()
-        return {self.name(sq): cost for sq, (cost, _) in sorted(self.move_tree(f, points).items())
-                if sq not in taken and self.board.is_floor(sq)}
+        bonus = bool(self.bonus_mp) and fid == "CM"
+        points = self.bonus_mp if bonus else f.mp
+        tree = self.move_tree(f, points)
+        return {self.name(sq): tree[sq][0] for sq in self._ends(f, tree, bonus)}
 
-    def _moves(self, f: Figure, points: int, taken: set[int] | None = None) -> list[Action]:
+    def _moves(self, f: Figure, points: int, bonus: bool = False) -> list[Action]:
         if points <= 0 or f.status not in ("active", "waiting"):
             return []
         if f.side == CLONE_MASTER and not f.face_up:
             return []
-        taken = self.occupied() if taken is None else taken
-        return [Move(f.id, self.name(sq)) for sq in sorted(self.move_tree(f, points))
-                if sq not in taken and self.board.is_floor(sq)]
+        return [Move(f.id, self.name(sq)) for sq in self._ends(f, self.move_tree(f, points), bonus)]
+
+    # --- stacking: "only one counter may occupy a square at the end of the phase" (seed) -----------------
+    def stacks(self) -> list[int]:
+        """Squares holding more than one counter (possible only during a move phase)."""
+        seen: set[int] = set()
+        out = []
+        for g in self.figs.values():
+            if g.on_board:
+                if g.pos in seen:
+                    out.append(g.pos)
+                seen.add(g.pos)
+        return sorted(set(out))
+
+    def _ends(self, f: Figure, tree: dict[int, tuple[int, int]], bonus: bool) -> list[int]:
+        """The squares of ``tree`` that ``f`` may end this move on. Counters pass through each other and may
+        even stop on one another during the phase, as long as it ends with one counter a square (seed). So a
+        move may end on a square holding one other counter, when no other square is shared (one stack at a
+        time) and a figure of the moving side on it can still step off to an empty square (or leave the lair)
+        with the points it has left: the phase can always end unstacked. The Clone Master's bonus move is one
+        move made at once and ends on an empty square (our ruling)."""
+        taken = self.occupied()
+        stacked = bool(self.stacks())
+        out = []
+        for sq in sorted(tree):
+            if sq == f.pos or not self.board.is_floor(sq):
+                continue
+            if sq in taken and bonus:
+                continue
+            if (sq in taken or stacked) and not self._unstackable_after(f, sq, tree[sq][0]):
+                continue
+            out.append(sq)
+        return out
+
+    def _unstackable_after(self, f: Figure, sq: int, cost: int) -> bool:
+        """Whether, after ``f`` moves to ``sq`` for ``cost``, at most one square is shared and a figure of the
+        moving side on it can still get off it with its points left."""
+        pos = {g.id: g.pos for g in self.figs.values() if g.on_board}
+        pos[f.id] = sq
+        counts: dict[int, int] = {}
+        for q in pos.values():
+            counts[q] = counts.get(q, 0) + 1
+        shared = [q for q, n in counts.items() if n > 1]
+        if not shared:
+            return True
+        if len(shared) > 1 or counts[shared[0]] > 2:
+            return False
+        q = shared[0]
+        side = CLONE_MASTER if self.phase == "cm_move" else TERMINATORS
+        for gid, where in pos.items():
+            g = self.figs[gid]
+            if where != q or g.side != side or not g.conscious or (g.side == CLONE_MASTER and not g.face_up):
+                continue
+            points = g.mp - cost if g is f else g.mp
+            if points <= 0:
+                continue
+            if g.kind == "terminator" and self._exit_entry_at(q) is not None:
+                return True
+            door_open = self.door_broken or g.kind == "constabulary"
+            tree = self.board.reachable(q, points, self.can_monkey(g), door_open)
+            if any(counts.get(x, 0) == 0 and self.board.is_floor(x) for x in tree):
+                return True
+        return False
 
     def _entry_open(self, f: Figure) -> bool:
         rules = self.rules()
@@ -67,10 +127,13 @@ class MovementRules(SetupRules):
 
     def _exit_entry(self, f: Figure) -> str | None:
         """The way out from where ``f`` stands: the disposal or loo square, or next to the broken door."""
+        return self._exit_entry_at(f.pos)
+
+    def _exit_entry_at(self, pos: int) -> str | None:
         for entry, sq in self.board.entries.items():
-            if f.pos == sq:
+            if pos == sq:
                 return entry
-        if self.door_broken and f.pos >= 0 and self.board.adjacent(f.pos, self.board.front_door):
+        if self.door_broken and pos >= 0 and self.board.adjacent(pos, self.board.front_door):
             return "door"
         return None
 

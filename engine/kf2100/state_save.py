@@ -170,6 +170,7 @@ class SaveRules(FlowRules):
         if [d["id"] for d in figures] != list(roster):
             raise ValueError("the figures do not match the scenario's counter mix")
         seen_pos: set[int] = set()
+        shared: list[int] = []
         for d in figures:
             f = roster[d["id"]]
             if d["kind"] != f.kind or tuple(d["start"]) != f.start or d["weapon"] != f.weapon:
@@ -186,7 +187,7 @@ class SaveRules(FlowRules):
                 if not board.is_floor(pos):
                     raise ValueError(f"{f.id} stands on {board.names[pos]}, a square no figure may occupy")
                 if pos in seen_pos:
-                    raise ValueError(f"two figures stand on {board.names[pos]}")
+                    shared.append(pos)
                 seen_pos.add(pos)
             if (status in ("active", "unconscious")) != (pos >= 0):
                 raise ValueError(f"{f.id} is {status} but its square is {pos}")
@@ -202,6 +203,10 @@ class SaveRules(FlowRules):
             f.mp = d["mp"]
         s.figs = roster
         s.phase = data["phase"]
+        # counters may share a square only during a move phase, one square at a time (they must get apart)
+        if shared and (s.phase not in ("move1", "move2", "cm_move") or len(shared) > 1 or data["cm_window"]
+                       or data["bonus_mp"]):
+            raise ValueError(f"two figures stand on {board.names[shared[0]]}")
         s.turn = data["turn"]
         if not 1 <= s.turn <= self.scenario.turns + 1:
             raise ValueError(f"turn {s.turn} is outside the scenario's {self.scenario.turns} turns")

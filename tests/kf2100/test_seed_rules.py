@@ -107,3 +107,43 @@ def test_saved_door_chits_load_checked_and_an_older_file_is_refused():
     data["checksum"] = checksum(data["rules"], data["state"])
     with pytest.raises(StateFormatError, match="T1 cannot have spent kick\\+kick\\+kick on the door"):
         load_state(json.dumps(data), KungFuGame)
+
+
+# --- stacking: only one counter a square at the end of the phase ---------------------------------------
+
+def test_a_figure_may_stop_on_another_mid_phase_but_the_phase_ends_unstacked():
+    s = skirmish(BASIC, {"T1": "g3", "T2": "g6", "J3": "g4", "J1": "g7"})
+    play(s, "move T1 g4")  # onto J3 (was refused: never end stacked), with 4 points left
+    assert s.stacks() == [s.board.square("g4")] and s.figs["T1"].mp == 4
+    assert "end" not in legal_text(s)
+    refused(s, "end", "T1 and J3 share g4: only one counter may occupy a square at the end of the phase")
+    refused(s, "move T2 g7", "T2 may not stop on g7 now: .*only one square at a time")  # a second shared square
+    refused(s, "move T2 g4", "T2 may not stop on g4 now")  # three on one square
+    play(s, "move T1 g5")
+    assert s.stacks() == [] and "end" in legal_text(s)
+    play(s, "end")
+    assert s.phase == "combat1"
+
+
+def test_a_move_that_would_leave_a_figure_stuck_on_another_is_refused():
+    s = skirmish(BASIC, {"T1": "g3", "J3": "g8"})
+    tree = s.reachable("T1")
+    assert "g8" not in tree  # 5 points to g8: none left to step off J3 again
+    refused(s, "move T1 g8", "T1 may not stop on g8 now")
+    assert "g7" in tree
+
+
+def test_a_saved_position_may_hold_one_shared_square_in_a_move_phase():
+    from engine.core import load_state
+
+    s = skirmish(BASIC, {"T1": "g3", "J3": "g4"})
+    play(s, "move T1 g4")
+    back = load_state(s.to_json(), KungFuGame)
+    assert back.stacks() == s.stacks() and back.legal_actions() == s.legal_actions()
+
+
+def test_the_bonus_move_ends_on_an_empty_square():
+    s = skirmish(BASIC, {"T1": "n9", "CM": "o9", "J3": "q9"}, face_up=False, phase="combat1")
+    play(s, "activate CM")
+    assert "move CM q9" not in legal_text(s) and "move CM r9" in legal_text(s)
+    refused(s, "move CM q9", "the Clone Master's bonus move ends on an empty square")
