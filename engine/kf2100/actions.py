@@ -71,8 +71,8 @@ class KFAction(Action):
             return Lose(_fig(rest[0]), rest[1])
         if head == "d6" and len(rest) == 1 and rest[0].isdigit() and 1 <= int(rest[0]) <= 6:
             return Roll(int(rest[0]))
-        if head == "deal" and len(rest) == 1:
-            return Deal(rest[0])
+        if head == "deal" and len(rest) == 2:
+            return Deal(rest[0], _square(rest[1]))
         if len(words) == 4 and words[1:3] == ["waits", "at"] and words[3] in ENTRY_NAMES:
             return Wait(_fig(words[0]), words[3])
         raise ValueError(f"cannot read {text!r}")
@@ -218,9 +218,10 @@ class Roll(KFAction):
 
 @dataclass(frozen=True, slots=True)
 class Deal(KFAction):
-    """Solo set-up (chance): which counter goes face down on the next set-up square."""
+    """Solo set-up (chance): which counter goes face down where, in the next room to get one."""
 
     counter: str
+    square: str
 
     def __str__(self) -> str:
-        return f"deal {self.counter}"
+        return f"deal {self.counter} {self.square}"

@@ -395,31 +395,28 @@ class KungFuGame(Game):
             cm.pos, cm.status, cm.face_up = self.board.square(solo["clone_master_square"]), "active", True
             j = s.figs[solo["face_up_jelly"]]
             j.pos, j.status, j.face_up = self.board.square(solo["jelly_square"]), "active", True
-            s.deal_slots = self.solo_slots(s)
+            s.deal_rooms = self.solo_rooms(s)
         else:
             s.queue = [f.id for f in s.figs.values() if f.side == CLONE_MASTER and f.kind != "constabulary"]
         return s
 
-    def solo_slots(self, s: KungFuState) -> list[int]:
-        """Solo set-up squares: counters go two to a room (corridors are not rooms here), round and
-        round, on the room's squares in reading order that are free and not next to the armored door."""
+    def solo_rooms(self, s: KungFuState) -> list[str]:
+        """Solo set-up: the room each counter still to deal goes to, two to a room (corridors are not rooms
+        here), round and round while counters are left, never more than a room's free squares."""
         n = sum(1 for f in s.figs.values() if f.status == "unplaced" and f.kind != "constabulary")
-        taken = s.occupied()
-        door_adjacent = set(self.board.neighbours[self.board.front_door])
-        free = {r: [sq for sq in sqs if sq not in taken and sq not in door_adjacent]
-                for r, sqs in self.board.rooms.items()}
+        room_space = {r: len(s.deal_squares(r)) for r, room in self.board.lair.rooms.items() if room.initials}
         per_room = self.scenario.solo["per_room"]
-        slots: list[int] = []
-        rooms = [r for r, room in self.board.lair.rooms.items() if room.initials]  # not the corridors
-        while len(slots) < n:
-            before = len(slots)
-            for r in rooms:
+        out: list[str] = []
+        while len(out) < n:
+            before = len(out)
+            for r in room_space:
                 for _ in range(per_room):
-                    if free[r] and len(slots) < n:
-                        slots.append(free[r].pop(0))
-            if len(slots) == before:
+                    if room_space[r] > 0 and len(out) < n:
+                        out.append(r)
+                        room_space[r] -= 1
+            if len(out) == before:
                 raise ValueError("the lair has no room for the solo counters")
-        return slots
+        return out
 
     def state_from_dict(self, data: dict[str, Any]) -> KungFuState:
         """A saved position, refused unless the rules could have reached it (``SaveRules.from_data``)."""
@@ -433,7 +430,7 @@ def skirmish(game: KungFuGame, placements: dict[str, str], phase: str = "move1",
     figures face up unless ``face_up`` is False), every other counter is off the map, and play starts
     at ``phase`` of ``turn``. Set-up is skipped."""
     s = game.new_initial_state()
-    s.deal_slots, s.queue = [], []
+    s.deal_rooms, s.queue = [], []
     for f in s.figs.values():
         f.pos, f.status, f.face_up = -1, "unplaced", False
     for fid, square in placements.items():

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 class StateCore(State):
     """The position's fields and the helpers every part of the rules reads."""
 
-    __slots__ = ("_legal", "activated", "bonus_mp", "cm_window", "combat", "combats", "constabulary_in", "deal_slots",
+    __slots__ = ("_legal", "activated", "bonus_mp", "cm_window", "combat", "combats", "constabulary_in", "deal_rooms",
                  "door_broken", "door_chits", "door_step", "entered", "equipment", "figs", "log", "opened", "phase",
                  "queue", "result", "turn")
 
@@ -51,7 +51,7 @@ class StateCore(State):
         self.combats: list[list[str]] = []      # combats of this phase still to fight
         self.combat: Combat | None = None
         self.queue: list[str] = []              # set-up order, or figures still to roll for recovery
-        self.deal_slots: list[int] = []         # solo: squares still to deal a counter to
+        self.deal_rooms: list[str] = []         # Solo: the rooms still to deal a counter to, in turn
         self.constabulary_in = 0
         self.result = ""
         self.log: list[dict[str, Any]] = []
@@ -117,7 +117,7 @@ class StateCore(State):
         if self.cm_window:
             return Step.CM_WINDOW
         if self.phase == "setup":
-            return Step.ROLL if self.deal_slots else Step.SETUP
+            return Step.ROLL if self.deal_rooms else Step.SETUP
         if self.phase == "entry":
             return Step.ENTRY
         if self.phase in ("move1", "move2", "cm_move"):

@@ -24,7 +24,7 @@ class FlowRules(CombatRules):
 
     def _apply_chance(self, action: Roll | Deal) -> None:
         if isinstance(action, Deal):
-            self._deal(action.counter)
+            self._deal(action.counter, action.square)
             return
         value = action.value
         if self.door_step:

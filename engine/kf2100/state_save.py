@@ -49,7 +49,7 @@ class SaveRules(FlowRules):
         s.cm_window, s.opened = self.cm_window, self.opened
         s.combats = [list(c) for c in self.combats]
         s.combat = self.combat.copy() if self.combat else None
-        s.queue, s.deal_slots = list(self.queue), list(self.deal_slots)
+        s.queue, s.deal_rooms = list(self.queue), list(self.deal_rooms)
         s.constabulary_in, s.result = self.constabulary_in, self.result
         s.log = list(self.log)
         s._legal = self._legal
@@ -63,7 +63,7 @@ class SaveRules(FlowRules):
             "door_chits": {k: list(v) for k, v in self.door_chits.items()}, "combats": [list(c) for c in self.combats],
             "cm_window": self.cm_window, "opened": self.opened,
             "combat": self.combat.to_dict() if self.combat else None, "queue": list(self.queue),
-            "deal_slots": [self.name(sq) for sq in self.deal_slots], "constabulary_in": self.constabulary_in,
+            "deal_rooms": list(self.deal_rooms), "constabulary_in": self.constabulary_in,
             "result": self.result, "log": [dict(e) for e in self.log],
         }
 
@@ -162,10 +162,9 @@ class SaveRules(FlowRules):
         """A saved position, refused unless the rules could have reached it: the schema checks every field's type
         and range, then every figure, square, chit, combat and log line is checked against the scenario."""
         check_schema(data, _StateFile, "the saved position is damaged")
-        self = game
         s = cls(game)
-        roster = {f.id: f for f in self.roster()}
-        board = self.board
+        roster = {f.id: f for f in game.roster()}
+        board = game.board
         figures = data["figures"]
         if [d["id"] for d in figures] != list(roster):
             raise ValueError("the figures do not match the scenario's counter mix")
@@ -208,8 +207,8 @@ class SaveRules(FlowRules):
                        or data["bonus_mp"]):
             raise ValueError(f"two figures stand on {board.names[shared[0]]}")
         s.turn = data["turn"]
-        if not 1 <= s.turn <= self.scenario.turns + 1:
-            raise ValueError(f"turn {s.turn} is outside the scenario's {self.scenario.turns} turns")
+        if not 1 <= s.turn <= game.scenario.turns + 1:
+            raise ValueError(f"turn {s.turn} is outside the scenario's {game.scenario.turns} turns")
         s.door_broken, s.bonus_mp, s.door_step = data["door_broken"], data["bonus_mp"], data["door_step"]
         if set(data["equipment"]) != set(s.equipment):
             raise ValueError("the equipment list is not the lair's seven pieces")
@@ -218,15 +217,15 @@ class SaveRules(FlowRules):
         terminators = {f.id for f in s.terminators()}
         if sum(n for e, n in s.entered.items() if e != "door") > len(terminators):
             raise ValueError("more Terminators entered than there are")
-        classes = {t.activation for t in self.book.units.types.values()} - {""}
+        classes = {t.activation for t in game.book.units.types.values()} - {""}
         s.activated = list(data["activated"])
         if any(x not in classes for x in s.activated) or len(set(s.activated)) != len(s.activated):
             raise ValueError("an activation class that is not on the unit sheet, or used twice")
         s.door_chits = {k: list(v) for k, v in data["door_chits"].items()}
         for fid, spent in s.door_chits.items():
-            f = roster.get(fid)
-            if fid not in terminators or f is None or len(spent) > s.utype(f).chits or any(
-                    spent.count(c) > f.start[TECHNIQUES.index(c)] for c in spent):
+            t = roster.get(fid)
+            if fid not in terminators or t is None or len(spent) > s.utype(t).chits or any(
+                    spent.count(c) > t.start[TECHNIQUES.index(c)] for c in spent):
                 raise ValueError(f"{fid} cannot have spent {'+'.join(spent) or 'no chits'} on the door")
         s.cm_window, s.opened = data["cm_window"], data["opened"]
         if s.cm_window and (s.figs["CM"].face_up or s.figs["CM"].status != "active"):
@@ -248,13 +247,14 @@ class SaveRules(FlowRules):
                 raise ValueError(f"the queue names {fid!r}, who cannot be there")
         if len(set(s.queue)) != len(s.queue):
             raise ValueError("the queue names a figure twice")
-        s.deal_slots = [board.square(x) for x in data["deal_slots"]]
-        if any(not board.is_floor(sq) or sq == board.front_door for sq in s.deal_slots):
-            raise ValueError("a set-up square that is not floor")
+        s.deal_rooms = list(data["deal_rooms"])
+        rooms = [r for r, room in game.board.lair.rooms.items() if room.initials]
+        if any(r not in rooms for r in s.deal_rooms) or (s.deal_rooms and (s.phase != "setup" or not game.solo)):
+            raise ValueError("a Solo deal to a room that is not one of the lair's, or outside the Solo set-up")
         s.constabulary_in = data["constabulary_in"]
-        if s.constabulary_in > self.scenario.constabulary_total:
+        if s.constabulary_in > game.scenario.constabulary_total:
             raise ValueError(f"{s.constabulary_in} Constabulary came in; the scenario has "
-                             f"{self.scenario.constabulary_total}")
+                             f"{game.scenario.constabulary_total}")
         s.result = data["result"]
         if (s.phase == "over") != bool(s.result):
             raise ValueError("a finished game needs a result, an unfinished one none")

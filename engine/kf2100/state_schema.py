@@ -76,7 +76,7 @@ class _StateFile(msgspec.Struct, forbid_unknown_fields=True):
     combat: _CombatFile | None
     queue: Annotated[list[Annotated[str, msgspec.Meta(pattern=f"^(?:door:{_ID}:(?:fist|kick)|{_ID})$")]],
                      msgspec.Meta(max_length=99)]
-    deal_slots: Annotated[list[_Square], msgspec.Meta(max_length=99)]
+    deal_rooms: Annotated[list[Annotated[str, msgspec.Meta(pattern="^[a-z_0-9]{1,30}$")]], msgspec.Meta(max_length=99)]
     constabulary_in: Annotated[int, msgspec.Meta(ge=0, le=99)]
     result: Literal[("", *GRADES)]
     log: list[dict[str, Any]]

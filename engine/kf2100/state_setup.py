@@ -37,19 +37,31 @@ class SetupRules(StateCore):
             out.append(sq)
         return out
 
+    def deal_squares(self, room: str) -> list[int]:
+        """Solo: the squares of ``room`` a counter may be dealt to: free, never next to the armored door (as in
+        every set-up) and never on an entry square (our ruling: the Terminator's ways out start clear)."""
+        board = self.board
+        taken = self.occupied()
+        barred = set(board.neighbours[board.front_door]) | set(board.entry_squares.values())
+        return [sq for sq in board.rooms[room] if sq not in taken and sq not in barred]
+
     def _deal_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """Solo set-up: the other counters are "randomly placed face down, two to a room" (seed): a counter
+        drawn from the pool, on a square drawn from the room's free squares, each equally likely."""
         pool = [f for f in self.figs.values() if f.status == "unplaced" and f.pos < 0 and f.kind != "constabulary"]
         counts: dict[str, int] = {}
         for f in pool:
             key = f.id if f.kind == "jelly" else f.kind
             counts[key] = counts.get(key, 0) + 1
         total = len(pool)
-        return [(Deal(k), Fraction(n, total)) for k, n in sorted(counts.items())]
+        squares = self.deal_squares(self.deal_rooms[0])
+        return [(Deal(k, self.name(sq)), Fraction(n, total * len(squares)))
+                for k, n in sorted(counts.items()) for sq in squares]
 
-    def _deal(self, counter: str) -> None:
-        sq = self.deal_slots.pop(0)
+    def _deal(self, counter: str, square: str) -> None:
+        self.deal_rooms.pop(0)
         pool = [f for f in self.figs.values() if f.status == "unplaced" and f.pos < 0 and f.kind != "constabulary"]
         f = next(f for f in pool if f.id == counter or (f.kind == counter and f.kind != "jelly"))
-        f.pos, f.status = sq, "active"
-        if not self.deal_slots:
+        f.pos, f.status = self.board.square(square), "active"
+        if not self.deal_rooms:
             self._begin_phase("move1")

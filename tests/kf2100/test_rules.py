@@ -357,8 +357,10 @@ def test_solo_setup_deals_counters_two_to_a_room():
     outcomes = dict(s.chance_outcomes())
     assert sum(outcomes.values()) == 1
     total = 31  # the Advanced mix less the Clone Master and the face-up Jelly
-    assert outcomes[KFAction.parse("deal servant")] == Fraction(12, total)
-    assert outcomes[KFAction.parse("deal J5")] == Fraction(1, total)
+    first = s.deal_squares(s.deal_rooms[0])
+    sq = s.name(first[0])
+    assert outcomes[KFAction.parse(f"deal servant {sq}")] == Fraction(12, total * len(first))
+    assert outcomes[KFAction.parse(f"deal J5 {sq}")] == Fraction(1, total * len(first))
     assert [s.name(s.figs[x].pos) for x in ("T1", "CM", "J11")] == ["g2", "g3", "h3"]
     rooms = {}
     while s.current_player() == CHANCE:

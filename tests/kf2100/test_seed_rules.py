@@ -147,3 +147,30 @@ def test_the_bonus_move_ends_on_an_empty_square():
     play(s, "activate CM")
     assert "move CM q9" not in legal_text(s) and "move CM r9" in legal_text(s)
     refused(s, "move CM q9", "the Clone Master's bonus move ends on an empty square")
+
+
+# --- Solo set-up: the other counters randomly placed face down, two to a room ---------------------------
+
+def test_solo_counters_go_to_random_squares_of_their_rooms_with_a_seed():
+    import numpy as np
+
+    def dealt(seed):
+        rng = np.random.default_rng(seed)
+        s = SOLO.new_initial_state(rng)
+        while s.is_chance_node():
+            s.apply_action(s.sample_chance(rng))
+        return s, {f.id: f.pos for f in s.figs.values() if f.pos >= 0}
+
+    first, a = dealt(1)
+    assert dealt(1)[1] == a  # a seed reproduces the deal
+    layouts = [dealt(seed)[1] for seed in range(2, 8)]
+    assert all(b != a for b in layouts)
+    squares = [set(b.values()) for b in [a, *layouts]]
+    assert len(set.union(*squares)) > 2 * len(a)  # the squares themselves are drawn, not only the counters
+    entries = set(first.board.entry_squares.values())
+    assert not any(sq in entries for sq in set.union(*squares))  # never on a way out (our ruling)
+    per_room = {}
+    for fid, sq in a.items():
+        if fid not in ("T1", "CM", "J11"):
+            per_room.setdefault(first.board.room(sq), []).append(sq)
+    assert sorted(len(v) for v in per_room.values()) == [2] * 14 + [3]
