@@ -51,6 +51,8 @@ class KFAction(Action):
             return Place(_fig(rest[0]), _square(rest[1]))
         if head == "move" and len(rest) == 2:
             return Move(_fig(rest[0]), _square(rest[1]))
+        if head == "move" and len(rest) > 3 and rest[2] == "via":
+            return Move(_fig(rest[0]), _square(rest[1]), tuple(_square(x) for x in rest[3:]))
         if head == "exit" and len(rest) == 1:
             return Exit(_fig(rest[0]))
         if head == "activate" and len(rest) == 1:
@@ -102,13 +104,18 @@ class Wait(KFAction):
 
 @dataclass(frozen=True, slots=True)
 class Move(KFAction):
-    """Move one figure to one square by its cheapest path (through figures, never ending stacked)."""
+    """Move one figure to one square, by the squares of ``via`` in order (``move T1 g6 via g3 g4``) or, without
+    them, by its cheapest path. Counters pass through each other; the path decides which rooms wake."""
 
     figure: str
     square: str
+    via: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        return f"move {self.figure} {self.square}"
+        if not self.via:
+            return f"move {self.figure} {self.square}"
+        via = " ".join(map(str, self.via)) if isinstance(self.via, (tuple, list)) else str(self.via)  # even malformed
+        return f"move {self.figure} {self.square} via {via}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,9 +168,61 @@ class KungFuState(SaveRules):
         player = self.current_player()
         if player == TERMINAL:
             return "the game is over"
+        if isinstance(action, Move) and action.via:
+            return self._route_refusal(action, player)
         if action in self.legal_actions():
             return None
         return self._explain(action, player)
+
+    # --- the Clone Master's window at any time ------------------------------------------------------------
+    def cm_window_refusal(self) -> str | None:
+        """Why the Clone Master may not open his window now, or None. "At any time (even during the Terminator's
+        turn) the Clone Master player may voluntarily activate the Clone Master counter" (seed). The engine
+        opens a window at each phase start by itself; between, a session can offer it (a standing control for
+        the Clone Master's player at a seat of his own) at any decision of the set-up of the Terminators, of a
+        move phase or of the door step. Not within a chit exchange (our ruling: the combat's members are fixed
+        once it is formed, and his bonus move would change them)."""
+        cm = self.figs["CM"]
+        if self.step is Step.OVER:
+            return "the game is over"
+        if cm.face_up or cm.status != "active":
+            return "the Clone Master is not a face-down counter in the lair: there is nothing to reveal"
+        if self.step in (Step.CM_WINDOW, Step.BONUS_MOVE):
+            return "the Clone Master's window is open already"
+        if self.step not in (Step.ENTRY, Step.MOVE, Step.DOOR):
+            return (f"not now ({self.step_title()}): the Clone Master may reveal himself at any decision of a"
+                    " move phase, the Terminators' set-up or the door step, but not within a chit exchange")
+        return None
+
+    def open_cm_window(self) -> None:
+        """Open the Clone Master's window now (``cm_window_refusal`` says when he may): the Clone Master is then
+        to act, with ``activate CM`` (and his bonus move) or ``end``, and play goes back to where it was. Raises
+        IllegalActionError with the reason, changing nothing, when he may not."""
+        reason = self.cm_window_refusal()
+        if reason is not None:
+            raise IllegalActionError(reason)
+        self._legal = None
+        self.cm_window = True
+
+    def _route_refusal(self, a: Move, player: int) -> str | None:
+        """A move by a way of its own: legal when the move to its square is, and the way is one the figure can
+        walk with the points it has (and, onto another counter, leaves it points to step off again)."""
+        plain = Move(a.figure, a.square)
+        if plain not in self.legal_actions():
+            return self._explain(plain, player)
+        f = self.figs[a.figure]
+        way = self.route(f, a)
+        if isinstance(way, str):
+            return way
+        _, cost = way
+        points = self.bonus_mp if self.step is Step.BONUS_MOVE else f.mp
+        if cost > points:
+            return f"{a.figure} needs {cost} movement points by that way to {a.square} and has {points}"
+        sq = self.board.square(a.square)
+        if (sq in self.occupied() or self.stacks()) and not self._unstackable_after(f, sq, cost):
+            return (f"by that way {a.figure} would have too few points left to step off {a.square} again:"
+                    " the phase must end with one counter a square")
+        return None
 
     def _explain(self, a: Action, player: int) -> str:
         """Why an action is refused, in the game's words."""

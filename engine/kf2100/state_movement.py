@@ -194,12 +194,49 @@ class MovementRules(SetupRules):
         for f in hidden[:2]:
             self._activate(f, "nearest the Terminator")
 
+    # --- routes: a move may name the squares of its way -------------------------------------------------
+    def route(self, f: Figure, action: Move) -> tuple[list[int], int] | str:
+        """The squares ``action`` takes ``f`` over (its start first) and their cost, or why the way is not one.
+        Without ``via`` it is the cheapest path; with it, the way goes square by square through ``via`` to the
+        move's square: each step orthogonal, onto floor, a door gap or the broken armored door, paying the
+        elevation cost where it climbs (waived for an undamaged Monkey Soul)."""
+        board = self.board
+        try:
+            end = board.square(action.square)
+            via = [board.square(x) for x in action.via]
+        except ValueError as exc:
+            return str(exc)
+        if not action.via:
+            tree = self.move_tree(f, 99)
+            if end not in tree:
+                return f"{f.id} cannot get to {action.square} (walls, equipment or the closed door are in the way)"
+            return Board.path(tree, end), tree[end][0]
+        door_open = self.door_broken or f.kind == "constabulary"
+        if f.status == "waiting":
+            start, cost = board.entry_squares[f.entry], 1
+            if not board.open_to(start, door_open):
+                return f"the way in by the {f.entry} is shut"
+        else:
+            start, cost = f.pos, 0
+        path = [start]
+        monkey = self.can_monkey(f)
+        for sq in [*via, end]:
+            here = path[-1]
+            if not board.adjacent(here, sq):
+                return (f"{board.names[sq]} is not next to {board.names[here]}:"
+                        " a move goes square by square, orthogonally")
+            if not board.open_to(sq, door_open):
+                what = {"wall": "a wall", "equipment": "vital equipment"}.get(board.cells[sq].kind, "the armored door")
+                return f"the way crosses {board.names[sq]}, {what}"
+            cost += board.step_cost(here, sq, monkey)
+            path.append(sq)
+        return path, cost
+
     def _do_move(self, f: Figure, action: Move, bonus: bool = False) -> None:
         sq = self.board.square(action.square)
-        points = self.bonus_mp if bonus else f.mp
-        tree = self.move_tree(f, points)
-        path = Board.path(tree, sq)
-        cost = tree[sq][0]
+        way = self.route(f, action)
+        assert not isinstance(way, str), way
+        path, cost = way
         if f.status == "waiting":
             if f.kind == "terminator":
                 self.entered[f.entry] = self.entered.get(f.entry, 0) + 1

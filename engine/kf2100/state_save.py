@@ -203,8 +203,7 @@ class SaveRules(FlowRules):
         s.figs = roster
         s.phase = data["phase"]
         # counters may share a square only during a move phase, one square at a time (they must get apart)
-        if shared and (s.phase not in ("move1", "move2", "cm_move") or len(shared) > 1 or data["cm_window"]
-                       or data["bonus_mp"]):
+        if shared and (s.phase not in ("move1", "move2", "cm_move") or len(shared) > 1):
             raise ValueError(f"two figures stand on {board.names[shared[0]]}")
         s.turn = data["turn"]
         if not 1 <= s.turn <= game.scenario.turns + 1:

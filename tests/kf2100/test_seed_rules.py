@@ -10,7 +10,7 @@ import pytest
 from engine.core import IllegalActionError
 from engine.kf2100 import odds
 from engine.kf2100.actions import Attack
-from engine.kf2100.state import KungFuGame, skirmish
+from engine.kf2100.state import CLONE_MASTER, TERMINATORS, KungFuGame, skirmish
 
 BASIC = KungFuGame("basic")
 ADVANCED = KungFuGame("advanced")
@@ -174,3 +174,58 @@ def test_solo_counters_go_to_random_squares_of_their_rooms_with_a_seed():
         if fid not in ("T1", "CM", "J11"):
             per_room.setdefault(first.board.room(sq), []).append(sq)
     assert sorted(len(v) for v in per_room.values()) == [2] * 14 + [3]
+
+
+# --- the Clone Master may activate himself at any time --------------------------------------------------
+
+def test_the_clone_master_may_open_his_window_in_the_middle_of_the_terminators_move():
+    s = skirmish(BASIC, {"T1": "g3", "T2": "n9", "CM": "s9"}, face_up=False)
+    play(s, "end")  # he lets the window at the phase start go by
+    play(s, "move T1 g5")
+    assert s.current_player() == TERMINATORS and s.cm_window_refusal() is None
+    s.open_cm_window()  # was impossible: only at the phase starts
+    assert s.step == "cm_window" and s.current_player() == CLONE_MASTER
+    assert legal_text(s) == {"activate CM", "end"}
+    play(s, "activate CM")
+    assert s.step == "bonus_move" and s.figs["CM"].face_up
+    play(s, "move CM u9")
+    # back to the Terminators' move, where it was
+    assert s.step == "move" and s.current_player() == TERMINATORS and s.figs["T1"].mp == 3 and s.figs["T2"].mp == 5
+
+
+def test_the_window_is_refused_within_a_chit_exchange_and_when_he_is_face_up():
+    s = skirmish(BASIC, {"T1": "n9", "J3": "o9"}, phase="combat1")
+    cm = s.figs["CM"]
+    cm.pos, cm.status = s.board.square("s15"), "active"  # face down, far away
+    assert s.step == "pick" and not cm.face_up
+    before = s.to_json()
+    with pytest.raises(IllegalActionError, match="not within a chit exchange"):
+        s.open_cm_window()
+    assert s.to_json() == before
+    s = skirmish(BASIC, {"T1": "g3", "CM": "s9"})  # face up
+    with pytest.raises(IllegalActionError, match="nothing to reveal"):
+        s.open_cm_window()
+
+
+# --- routes: a move may name its way; the way decides which rooms wake ---------------------------------
+
+def test_a_move_by_a_way_of_its_own_wakes_the_rooms_it_crosses():
+    from engine.kf2100.actions import KFAction, Move
+
+    s = skirmish(BASIC, {"T1": "j10", "S1": "g16"}, face_up=False)
+    cheap = s.clone()
+    play(cheap, "move T1 i12")  # the cheapest way: j11, j12 (the south corridor only)
+    assert not cheap.figs["S1"].face_up and cheap.figs["T1"].mp == 2
+    move = KFAction.parse("move T1 i12 via i10 h10 h11 h12")
+    assert move == Move("T1", "i12", ("i10", "h10", "h11", "h12")) and str(move) == "move T1 i12 via i10 h10 h11 h12"
+    play(s, move)  # through the servants' work area
+    assert s.figs["S1"].face_up and s.figs["T1"].mp == 0 and s.name(s.figs["T1"].pos) == "i12"
+    assert s.log[-1]["event"] == "S1 activated (T1 entered the Servants' work area)"
+
+
+def test_a_way_that_cannot_be_walked_is_refused():
+    s = skirmish(BASIC, {"T1": "j10"})
+    refused(s, "move T1 i12 via h10", "h10 is not next to j10: a move goes square by square")
+    refused(s, "move T1 j12 via i10 h10 h11 h12 i12", "T1 needs 6 movement points by that way to j12 and has 5")
+    refused(s, "move T1 i12 via j11 i11", "the way crosses i11, a wall")
+    refused(s, "move T1 z30 via j11", "z30 is off the map")
