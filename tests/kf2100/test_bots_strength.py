@@ -1,6 +1,7 @@
 """Kung Fu 2100 Clone Master bot behaviours, pinned on small deterministic positions: Jellies gang up
 instead of feeding in one by one, chits and answers are weighed on the CRT, the Clone Master hides and
-flees, Servants and Technicians stand round the equipment, helpless Terminators are finished off."""
+flees, Servants and Technicians stand round the equipment, helpless Terminators are finished off; and the
+Terminators' bot steps onto an exit to escape and comes in by the front door too."""
 
 from engine.core import make_rng
 from engine.kf2100.actions import Activate, Answer, Attack, Chits, End, Lead, Move
@@ -113,3 +114,38 @@ def test_a_jelly_picks_chits_by_the_crt():
     s = skirmish(BASIC, {"T1": "s15", "J1": "r15"}, phase="combat1", levels={"T1": [0, 3, 0, 0, 4]})
     s.apply_action(Chits("T1", ("kick", "kick", "kick")))
     assert CM_BOT.choose(s, None) == Chits("J1", ("kick", "mist"))
+
+
+# --- the Terminators' bot: the ways out and the front door ----------------------------------------------
+
+T_BOT = HeuristicBot(TERMINATORS)
+
+
+def _job_done(s):
+    s.figs["CM"].status, s.figs["CM"].face_up = "dead", True
+    for eid in s.equipment:
+        s.equipment[eid] = False
+    s._legal = None
+
+
+def test_the_terminator_bot_steps_onto_an_exit_and_escapes():
+    # The job is done (the Clone Master dead, the equipment smashed): T1 runs for the disposal and leaves.
+    s = skirmish(BASIC, {"T1": "d5", "T2": "x7"})
+    _job_done(s)
+    a = T_BOT.choose(s, None)
+    assert a == Move("T1", "c3")  # onto the exit itself (it used to stop next to it), with points left
+    s.apply_action(a)
+    assert str(T_BOT.choose(s, None)) == "exit T1"
+
+
+def test_the_terminator_bot_comes_in_by_every_way_the_front_door_too():
+    s = BASIC.new_initial_state()
+    rng = make_rng(0)
+    while s.phase == "setup":
+        s.apply_action(CM_BOT.choose(s, rng))
+    entries = []
+    while s.phase == "entry":
+        a = T_BOT.choose(s, rng)
+        entries.append(a.entry)
+        s.apply_action(a)
+    assert "door" in entries and len(set(entries)) >= 2  # it used to be disposal, disposal, loo, always
