@@ -17,8 +17,9 @@ read on None), otherwise they wait nearby, together, beside the equipment; helpl
 finished off. Shooters keep out of reach with a target in range; Servants and unarmed Technicians
 stand round the equipment and mob a Terminator they can hurt. In combat every chit is weighed on the
 CRT against the Terminator's techniques, and an attacked figure answers with its best defence.
-In the solo scenario the seed's solo rules bind the Clone Master's side (Jellies straight at the
-Terminator, attack chits first).
+In the solo scenario the seed's solo rules bind the Clone Master's side (``engine.kf2100.solo``: Jellies
+straight at the Terminator playing attack chits first, Servants and unarmed Technicians massed round the
+equipment, shooters never adjacent); the heuristic decides only what those rules leave open.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from engine.kf2100.actions import (
     Wait,
 )
 from engine.kf2100.data import CHIT_TECHNIQUES
+from engine.kf2100.solo import solo_choice
 
 MELEE = (*CHIT_TECHNIQUES, "weapon")
 
@@ -77,8 +79,8 @@ def chit_scores(crt: dict[str, dict[str, int]]) -> dict[str, float]:
 
 
 class HeuristicBot(Policy):
-    """A fast rule-of-thumb player for one side. ``solo`` follows the seed's solo behaviour rules
-    (Jellies lead with attack chits)."""
+    """A fast rule-of-thumb player for one side. ``solo`` (the Clone Master of the Solo scenario) plays by the
+    seed's solo behaviour rules first (``engine.kf2100.solo``) and by the heuristic where they are silent."""
 
     def __init__(self, player: int, solo: bool = False, noise: float = 0.05) -> None:
         self.player, self.solo, self.noise = player, solo, noise
@@ -92,6 +94,12 @@ class HeuristicBot(Policy):
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        if self.solo and self.player == CLONE_MASTER:
+            ruled, legal = solo_choice(state, legal, rng)  # the seed's solo rules first (engine/kf2100/solo.py)
+            if ruled is not None:
+                return ruled
+            if len(legal) == 1:
+                return legal[0]
         view = state.player_view(self.player)
         ctx = _Context(state, view, self.player)
         scored = [(self.score(ctx, a), i) for i, a in enumerate(legal)]
@@ -117,16 +125,14 @@ class HeuristicBot(Policy):
             return ctx.activation_value(a.figure)
         if isinstance(a, Chits):
             if self.player == CLONE_MASTER:
-                return ctx.cm_chits_value(a, self.solo)
-            pref = ctx.chit_pref(a.figure, self.solo)
-            return sum(pref.get(c, 0.0) for c in a.chits)
+                return ctx.cm_chits_value(a)
+            return sum(ctx.scores.get(c, 0.0) for c in a.chits)
         if isinstance(a, Lead):
             return 1.0 if a.side == self.player else 0.5
         if isinstance(a, Attack):
-            bonus = 0.2 if self.solo and a.chit in ("fist", "kick", "weapon", "spikes") else 0.0
-            return ctx.attack_value(a) + bonus
+            return ctx.attack_value(a)
         if isinstance(a, Answer):
-            return ctx.answer_value(a, self.solo)
+            return ctx.answer_value(a)
         if isinstance(a, Lose):
             order = ("heart", "mist", "monkey", "kick", "fist")
             return 10.0 - order.index(a.technique)
@@ -303,12 +309,6 @@ class _Context:
             return self.cm_safety(sq)
         if not self.t_active() and not self.t_down():
             return 0.0
-        if kind == "jelly" and self.game.solo:
-            # The solo rules: Jellies move directly to the Terminator (and finish him if he is down).
-            down = self.t_down()
-            finish = 2.0 if any(self.board.adjacent(sq, t) for t in down) else 0.0
-            d = self.nearest(sq, [t["pos"] for t in self.t_active()]) if self.t_active() else 99
-            return -min(d, self.nearest(sq, down) if down else 99) + finish
         guard = self.bodyguard(sq)
         if kind == "jelly" and self.fig_chits(f) > 0:
             return self.jelly_value(f, sq) + 0.75 * guard
@@ -585,13 +585,6 @@ class _Context:
         return far_eq and far_t
 
     # --- combat ----------------------------------------------------------------------------------------
-    def chit_pref(self, fid: str, solo: bool) -> dict[str, float]:
-        pref = dict(self.scores)
-        if solo and self.figs[fid]["kind"] == "jelly":
-            for c in ("fist", "kick", "weapon", "spikes"):
-                pref[c] = pref.get(c, 0.0) + 0.5
-        return pref
-
     def possible_answers(self, target: str) -> list[str]:
         """Columns an attack on ``target`` could be read on: the techniques (and weapons) of every conscious figure
         of the target's side in the combat (any of them may answer, and the CRT reads the answering chit), or
@@ -642,16 +635,14 @@ class _Context:
         p = self.crt[chit][answer_column(a.chit)] / 6
         return (self.crt[chit]["none"] / 6 - p) * worth(target)
 
-    def answer_value(self, a: Answer, solo: bool) -> float:
+    def answer_value(self, a: Answer) -> float:
         if self.player == CLONE_MASTER:
-            return self.cm_answer_value(a, solo)
+            return self.cm_answer_value(a)
         protect = self.protection(a, self.target_value)
         if protect is None:
             return 0.0
         # The answer becomes the next attack: its worth as one.
         follow = self.scores.get(a.chit, 0.0) * 0.3
-        if solo and self.figs[a.figure]["kind"] == "jelly" and a.chit in ("fist", "kick", "weapon"):
-            follow += 0.3
         return protect + follow
 
     # --- combat, the Clone Master's side: every chit weighed on the CRT ---------------------------------
@@ -680,7 +671,7 @@ class _Context:
         cols = self.t_columns(t) or [("fist", 1)]
         return sum((self.crt[c]["none"] - self.crt[c][col]) * k for c, k in cols) / sum(k for _, k in cols) / 6
 
-    def cm_chits_value(self, a: Chits, solo: bool) -> float:
+    def cm_chits_value(self, a: Chits) -> float:
         terms = self.combat_terminators()
         if not terms:
             return sum(self.scores.get(c, 0.0) for c in a.chits)
@@ -693,8 +684,6 @@ class _Context:
             attack = max((self.p_attack(c, t) for t in reach), default=0.0)
             defend = sum(self.p_defend(c, t) for t in terms) / len(terms)
             total += attack + 0.8 * defend
-            if solo and f["kind"] == "jelly" and c in ("fist", "kick", "weapon", "spikes"):
-                total += 0.5
         return total + 0.05 * len(set(a.chits))
 
     def t_left(self, tid: str) -> int:
@@ -712,7 +701,7 @@ class _Context:
         hurt = 7 - sum(g["levels"])
         return p * (3.0 + 0.3 * hurt + (2.0 if self.t_chits(g) <= 1 else 0.0))
 
-    def cm_answer_value(self, a: Answer, solo: bool) -> float:
+    def cm_answer_value(self, a: Answer) -> float:
         protect = self.protection(a, lambda target: EQUIPMENT_VALUE if target not in self.figs else {
             "clone_master": 20.0, "jelly": 2.5}.get(self.figs[target]["kind"], 1.0))
         if protect is None:
@@ -724,8 +713,6 @@ class _Context:
                                       self.board.in_missile_range(f["pos"], t["pos"], 2, 1,
                                                                   f["kind"] == "constabulary"))]
         follow = 0.5 * max((self.p_attack(a.chit, t) * 3.0 for t in reach), default=0.0)
-        if solo and f["kind"] == "jelly" and a.chit in ("fist", "kick", "weapon"):
-            follow += 0.3
         return protect + follow
 
 

@@ -229,3 +229,47 @@ def test_a_way_that_cannot_be_walked_is_refused():
     refused(s, "move T1 j12 via i10 h10 h11 h12 i12", "T1 needs 6 movement points by that way to j12 and has 5")
     refused(s, "move T1 i12 via j11 i11", "the way crosses i11, a wall")
     refused(s, "move T1 z30 via j11", "z30 is off the map")
+
+
+# --- the Solo Clone Master's behaviour rules -------------------------------------------------------------
+
+def _solo_bot():
+    from engine.kf2100.bots import HeuristicBot
+
+    return HeuristicBot(CLONE_MASTER, solo=True)
+
+
+def test_solo_jellies_play_their_attack_chits_before_their_defensive_ones():
+    from engine.kf2100.actions import Answer, Attack, Chits, Lead
+
+    s = skirmish(SOLO, {"T1": "s15", "J1": "r15"}, phase="combat1")
+    play(s, Chits("T1", ("fist", "kick", "kick")), Chits("J1", ("fist", "mist")), Lead(TERMINATORS),
+         Attack("T1", "kick", "J1"))
+    # Mist would turn the kick best (a hit on 1 instead of 4), but a Jelly answers with its attack chit first.
+    assert _solo_bot().choose(s, None) == Answer("J1", "fist")
+
+
+def test_solo_jellies_go_straight_at_the_terminator():
+    s = skirmish(SOLO, {"T1": "x7", "J1": "s7", "J2": "r12"}, phase="cm_move")
+    bot = _solo_bot()
+    a = bot.choose(s, None)
+    assert str(a) in ("move J1 w7", "move J2 w12")  # both close in by the shortest way, Jellies first
+    dist = s.board.walking_distance(s.figs["T1"].pos)
+    before = dist[s.figs[a.figure].pos]
+    s.apply_action(a)
+    assert dist[s.figs[a.figure].pos] == before - 5 or s.board.adjacent(s.figs[a.figure].pos, s.figs["T1"].pos)
+
+
+def test_solo_servants_mass_round_the_equipment_and_shooters_keep_off():
+    s = skirmish(SOLO, {"T1": "n9", "S1": "j16", "A1": "s9"}, phase="cm_move")
+    bot = _solo_bot()
+    equipment = [sq for sq, _ in s.board.lair.equipment.values()]
+    for _ in range(4):
+        a = bot.choose(s, None)
+        if str(a) == "end":
+            break
+        s.apply_action(a)
+    t1 = s.figs["T1"].pos
+    assert any(s.board.adjacent(s.figs["S1"].pos, e) for e in equipment)
+    assert not s.board.adjacent(s.figs["A1"].pos, t1)
+    assert s.board.in_missile_range(s.figs["A1"].pos, t1, 2, 1, False)
