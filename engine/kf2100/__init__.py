@@ -13,6 +13,7 @@ in ``data/`` (``map.txt``, ``units.toml``, ``crt.csv``, ``scenarios.toml``). Mod
   ``state_movement``, ``state_combat``, ``state_flow`` (phases, rolls, the result) and ``state_save``
   (copies, saved positions and their checks, views; the file schema is ``state_schema``);
 * ``bots``: ``HeuristicBot`` for either side (the solo Clone Master with ``solo=True``);
+* ``solo``: the Solo Clone Master's behaviour rules (Jellies straight at the Terminator, attack chits first...);
 * ``odds``: single-chit odds, door, Mountain Heart, untrained mobs, whole-combat distributions;
 * ``session``: ``KungFuSession``, the ``param`` model the dashboard drives;
 * ``cli`` (``dojo kf2100 simulate``) and ``bench``.
