@@ -114,7 +114,11 @@ class HeuristicBot(Policy):
         if isinstance(a, End):
             return 0.01  # a move must gain something to be worth making
         if isinstance(a, Wait):
-            return ctx.entry_value(a)
+            # In by the disposal (two a phase) and the loo (one): all three are in on the first move. Splitting
+            # the equipment by way in, the front door included, was measured worse (docs/rulings-kung-fu-2100.md).
+            order: tuple[str, ...] = ("disposal", "disposal", "loo")
+            index = int(a.figure[1:]) - 1 if a.figure[1:].isdigit() else 0
+            return 1.0 if a.entry == order[index % 3] else 0.0
         if isinstance(a, Move):
             return ctx.move_gain(a)
         if isinstance(a, Exit):
@@ -246,44 +250,10 @@ class _Context:
             return 10.0 + (2.0 if mp_left >= 1 else 0.0)
         return -float(self.nearest(sq, exits))
 
-    def entry_distances(self, entry: str, waiting: list[dict[str, Any]]) -> dict[str, float]:
-        """Squares from a way in to each piece of vital equipment, plus what the way costs in waiting: a move
-        phase (5 squares) for every phase spent outside, that is the phases to break the front door (a 1-2 on a
-        d6 a try, each Terminator at it trying with his Fist and Kick chits) or the phases queued at the disposal
-        (2 a phase) or the loo (1 a phase) behind the Terminators ``waiting`` there already."""
-        rules = self.game.book.units.rules
-        dist = self.board.walking_distance(self.board.entry_squares[entry])
-        if entry == "door":
-            if self.view["door_broken"]:
-                delay = 0.0
-            else:
-                tries = sum(min(3, t["levels"][0] + t["levels"][1]) for t in waiting) + 3
-                miss = (1 - rules["door_breaks_at_most"] / 6) ** tries
-                delay = 5.0 / (1 - miss)  # expected combat phases to break it, a move phase lost each
-        else:
-            per_phase = rules["disposal_per_phase"] if entry == "disposal" else rules["loo_per_phase"]
-            delay = 5.0 * (len(waiting) // max(1, per_phase))
-        return {eid: min((dist.get(n, 99) for n in self.board.neighbours[sq]), default=99) + delay
-                for eid, (sq, _) in self.board.lair.equipment.items() if self.view["equipment"].get(eid, True)}
-
-    def entry_value(self, a: Wait) -> float:
-        """Terminator set-up: the Terminators split the vital equipment. Each earlier Terminator claims the three
-        pieces nearest his way in that nobody claimed before him; this one is worth the mean distance (waiting
-        included) from his way in to the three nearest pieces left. So they come in by every way that shortens
-        the job, the front door too when it is near what is left."""
-        chosen = [f for f in self.figs.values() if f["kind"] == "terminator" and f["status"] == "waiting"]
-        claimed: set[str] = set()
-        for i, f in enumerate(chosen):
-            before = [g for g in chosen[:i] if g["entry"] == f["entry"]]
-            d = self.entry_distances(f["entry"], before)
-            claimed |= set(sorted((e for e in d if e not in claimed), key=lambda e: d[e])[:3])
-        d = self.entry_distances(a.entry, [f for f in chosen if f["entry"] == a.entry])
-        left = sorted(v for e, v in d.items() if e not in claimed) or sorted(d.values())
-        return -sum(left[:3]) / len(left[:3])
-
     def door_attack_value(self, a: DoorAttack) -> float:
-        """Break the door for a Terminator waiting outside it, or one inside on his way out by it; else keep
-        the chits for the combat."""
+        """Break the door for a Terminator waiting outside it, or for one inside on his way out when the
+        disposal and the loo are farther than a move away (the broken door is a way out); else keep the chits
+        for the combat."""
         f = self.figs[a.figure]
         if f["status"] == "waiting":
             return 1.0
