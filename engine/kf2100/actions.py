@@ -51,6 +51,8 @@ class KFAction(Action):
             return Place(_fig(rest[0]), _square(rest[1]))
         if head == "move" and len(rest) == 2:
             return Move(_fig(rest[0]), _square(rest[1]))
+        if head == "move" and len(rest) > 3 and rest[2] == "via":
+            return Move(_fig(rest[0]), _square(rest[1]), tuple(_square(x) for x in rest[3:]))
         if head == "exit" and len(rest) == 1:
             return Exit(_fig(rest[0]))
         if head == "activate" and len(rest) == 1:
@@ -71,8 +73,8 @@ class KFAction(Action):
             return Lose(_fig(rest[0]), rest[1])
         if head == "d6" and len(rest) == 1 and rest[0].isdigit() and 1 <= int(rest[0]) <= 6:
             return Roll(int(rest[0]))
-        if head == "deal" and len(rest) == 1:
-            return Deal(rest[0])
+        if head == "deal" and len(rest) == 2:
+            return Deal(rest[0], _square(rest[1]))
         if len(words) == 4 and words[1:3] == ["waits", "at"] and words[3] in ENTRY_NAMES:
             return Wait(_fig(words[0]), words[3])
         raise ValueError(f"cannot read {text!r}")
@@ -102,13 +104,18 @@ class Wait(KFAction):
 
 @dataclass(frozen=True, slots=True)
 class Move(KFAction):
-    """Move one figure to one square by its cheapest path (through figures, never ending stacked)."""
+    """Move one figure to one square, by the squares of ``via`` in order (``move T1 g6 via g3 g4``) or, without
+    them, by its cheapest path. Counters pass through each other; the path decides which rooms wake."""
 
     figure: str
     square: str
+    via: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        return f"move {self.figure} {self.square}"
+        if not self.via:
+            return f"move {self.figure} {self.square}"
+        via = " ".join(map(str, self.via)) if isinstance(self.via, (tuple, list)) else str(self.via)  # even malformed
+        return f"move {self.figure} {self.square} via {via}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,9 +225,10 @@ class Roll(KFAction):
 
 @dataclass(frozen=True, slots=True)
 class Deal(KFAction):
-    """Solo set-up (chance): which counter goes face down on the next set-up square."""
+    """Solo set-up (chance): which counter goes face down where, in the next room to get one."""
 
     counter: str
+    square: str
 
     def __str__(self) -> str:
-        return f"deal {self.counter}"
+        return f"deal {self.counter} {self.square}"

@@ -177,16 +177,18 @@ class Board:
 
     def in_missile_range(self, a: int, b: int, rng_orth: int, rng_diag: int, unlimited: bool) -> bool:
         """Orthogonal up to ``rng_orth`` or diagonal up to ``rng_diag`` squares (any distance when
-        ``unlimited``), always with line of sight."""
+        ``unlimited``), always with line of sight. Missile fire is orthogonal or diagonal whatever the range
+        (seed): the Local Constabulary's unlimited range is along a row, a column or a diagonal, never at a
+        knight's-move angle."""
         if a == b:
             return False
         w = self.width
         dx, dy = abs(a % w - b % w), abs(a // w - b // w)
-        if not unlimited:
-            straight = (dx == 0 or dy == 0) and max(dx, dy) <= rng_orth
-            diagonal = dx == dy and dx <= rng_diag
-            if not (straight or diagonal):
-                return False
+        straight, diagonal = dx == 0 or dy == 0, dx == dy
+        if not (straight or diagonal):
+            return False
+        if not unlimited and max(dx, dy) > (rng_orth if straight else rng_diag):
+            return False
         return self.line_of_sight(a, b)
 
 

@@ -17,8 +17,9 @@ read on None), otherwise they wait nearby, together, beside the equipment; helpl
 finished off. Shooters keep out of reach with a target in range; Servants and unarmed Technicians
 stand round the equipment and mob a Terminator they can hurt. In combat every chit is weighed on the
 CRT against the Terminator's techniques, and an attacked figure answers with its best defence.
-In the solo scenario the seed's solo rules bind the Clone Master's side (Jellies straight at the
-Terminator, attack chits first).
+In the solo scenario the seed's solo rules bind the Clone Master's side (``engine.kf2100.solo``: Jellies
+straight at the Terminator playing attack chits first, Servants and unarmed Technicians massed round the
+equipment, shooters never adjacent); the heuristic decides only what those rules leave open.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from engine.kf2100.actions import (
     Wait,
 )
 from engine.kf2100.data import CHIT_TECHNIQUES
+from engine.kf2100.solo import solo_choice
 
 MELEE = (*CHIT_TECHNIQUES, "weapon")
 
@@ -77,8 +79,8 @@ def chit_scores(crt: dict[str, dict[str, int]]) -> dict[str, float]:
 
 
 class HeuristicBot(Policy):
-    """A fast rule-of-thumb player for one side. ``solo`` follows the seed's solo behaviour rules
-    (Jellies lead with attack chits)."""
+    """A fast rule-of-thumb player for one side. ``solo`` (the Clone Master of the Solo scenario) plays by the
+    seed's solo behaviour rules first (``engine.kf2100.solo``) and by the heuristic where they are silent."""
 
     def __init__(self, player: int, solo: bool = False, noise: float = 0.05) -> None:
         self.player, self.solo, self.noise = player, solo, noise
@@ -92,6 +94,12 @@ class HeuristicBot(Policy):
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        if self.solo and self.player == CLONE_MASTER:
+            ruled, legal = solo_choice(state, legal, rng)  # the seed's solo rules first (engine/kf2100/solo.py)
+            if ruled is not None:
+                return ruled
+            if len(legal) == 1:
+                return legal[0]
         view = state.player_view(self.player)
         ctx = _Context(state, view, self.player)
         scored = [(self.score(ctx, a), i) for i, a in enumerate(legal)]
@@ -106,6 +114,8 @@ class HeuristicBot(Policy):
         if isinstance(a, End):
             return 0.01  # a move must gain something to be worth making
         if isinstance(a, Wait):
+            # In by the disposal (two a phase) and the loo (one): all three are in on the first move. Splitting
+            # the equipment by way in, the front door included, was measured worse (docs/rulings-kung-fu-2100.md).
             order: tuple[str, ...] = ("disposal", "disposal", "loo")
             index = int(a.figure[1:]) - 1 if a.figure[1:].isdigit() else 0
             return 1.0 if a.entry == order[index % 3] else 0.0
@@ -114,21 +124,19 @@ class HeuristicBot(Policy):
         if isinstance(a, Exit):
             return 100.0 if ctx.wants_out(ctx.figs[a.figure]) else -1.0
         if isinstance(a, DoorAttack):
-            return 1.0
+            return ctx.door_attack_value(a)
         if isinstance(a, Activate):
             return ctx.activation_value(a.figure)
         if isinstance(a, Chits):
             if self.player == CLONE_MASTER:
-                return ctx.cm_chits_value(a, self.solo)
-            pref = ctx.chit_pref(a.figure, self.solo)
-            return sum(pref.get(c, 0.0) for c in a.chits)
+                return ctx.cm_chits_value(a)
+            return sum(ctx.scores.get(c, 0.0) for c in a.chits)
         if isinstance(a, Lead):
             return 1.0 if a.side == self.player else 0.5
         if isinstance(a, Attack):
-            bonus = 0.2 if self.solo and a.chit in ("fist", "kick", "weapon", "spikes") else 0.0
-            return ctx.attack_value(a) + bonus
+            return ctx.attack_value(a)
         if isinstance(a, Answer):
-            return ctx.answer_value(a, self.solo)
+            return ctx.answer_value(a)
         if isinstance(a, Lose):
             order = ("heart", "mist", "monkey", "kick", "fist")
             return 10.0 - order.index(a.technique)
@@ -211,16 +219,47 @@ class _Context:
     def move_gain(self, a: Move) -> float:
         f = self.figs[a.figure]
         bonus = self.player == CLONE_MASTER and a.figure == "CM" and self.view["bonus_mp"] > 0
+        to = self.board.square(a.square)
+        stacks = self.state.stacks()
+        if to in self.taken():
+            return -20.0  # the bot never stops on another counter (the rules allow it mid-phase)
+        if f["pos"] in stacks:
+            return 20.0 - self.dist(f["pos"], to)  # stepping off a shared square: the phase cannot end before
         if f["mp"] < self.full_move(f) and not bonus:
             return -1.0  # each figure moves once a phase: keeps the bot's turns short
-        to = self.board.square(a.square)
         here = f["pos"] if f["pos"] >= 0 else self.board.entry_squares.get(f["entry"], -1)
         if self.player == TERMINATORS:
-            goals = self.exits() if self.wants_out(f) else self.unclaimed(a.figure)
+            if self.wants_out(f):
+                # Heading out: onto an exit square itself (the Exit follows, with a point left), nearest first.
+                value, base = self.exit_square_value(to, f), self.exit_square_value(here, f) if f["pos"] >= 0 else -50.0
+                return value - base
+            goals = self.unclaimed(a.figure)
             value = self.terminator_square_value(to, goals)
             base = self.terminator_square_value(here, goals) if f["pos"] >= 0 else -50.0
             return value - base
         return self.clone_square_value(f, to) - self.clone_square_value(f, here)
+
+    def exit_square_value(self, sq: int, f: dict[str, Any]) -> float:
+        """Worth of ``sq`` to a Terminator on his way out: standing on an open exit with a point left to
+        leave beats everything; else the nearer an exit the better."""
+        if sq < 0:
+            return -50.0
+        exits = self.exits()
+        if sq in exits:
+            mp_left = f["mp"] - (self.dist(f["pos"], sq) if f["pos"] >= 0 else 1)
+            return 10.0 + (2.0 if mp_left >= 1 else 0.0)
+        return -float(self.nearest(sq, exits))
+
+    def door_attack_value(self, a: DoorAttack) -> float:
+        """Break the door for a Terminator waiting outside it, or for one inside on his way out when the
+        disposal and the loo are farther than a move away (the broken door is a way out); else keep the chits
+        for the combat."""
+        f = self.figs[a.figure]
+        if f["status"] == "waiting":
+            return 1.0
+        if self.wants_out(f) and self.nearest(f["pos"], list(self.board.entries.values())) > f["mp"] + 2:
+            return 1.0
+        return -0.5
 
     def full_move(self, f: dict[str, Any]) -> int:
         return self.game.book.units.types[f["kind"]].move
@@ -240,12 +279,6 @@ class _Context:
             return self.cm_safety(sq)
         if not self.t_active() and not self.t_down():
             return 0.0
-        if kind == "jelly" and self.game.solo:
-            # The solo rules: Jellies move directly to the Terminator (and finish him if he is down).
-            down = self.t_down()
-            finish = 2.0 if any(self.board.adjacent(sq, t) for t in down) else 0.0
-            d = self.nearest(sq, [t["pos"] for t in self.t_active()]) if self.t_active() else 99
-            return -min(d, self.nearest(sq, down) if down else 99) + finish
         guard = self.bodyguard(sq)
         if kind == "jelly" and self.fig_chits(f) > 0:
             return self.jelly_value(f, sq) + 0.75 * guard
@@ -522,24 +555,24 @@ class _Context:
         return far_eq and far_t
 
     # --- combat ----------------------------------------------------------------------------------------
-    def chit_pref(self, fid: str, solo: bool) -> dict[str, float]:
-        pref = dict(self.scores)
-        if solo and self.figs[fid]["kind"] == "jelly":
-            for c in ("fist", "kick", "weapon", "spikes"):
-                pref[c] = pref.get(c, 0.0) + 0.5
-        return pref
-
     def possible_answers(self, target: str) -> list[str]:
-        """Columns the target could be read on: its own techniques (and weapon), or None."""
-        if target.startswith("E") or target not in self.figs:
-            return ["none"]
-        g = self.figs[target]
-        if g["status"] != "active":
-            return ["none"]
-        cols = [c for i, c in enumerate(CHIT_TECHNIQUES) if g["levels"][i] > 0]
-        if g["weapon"]:
-            cols.append("weapon")
-        return cols or ["none"]
+        """Columns an attack on ``target`` could be read on: the techniques (and weapons) of every conscious figure
+        of the target's side in the combat (any of them may answer, and the CRT reads the answering chit), or
+        None."""
+        target_is_terminator = target in self.figs and self.figs[target]["kind"] == "terminator"
+        members = (self.view["combat"] or {}).get("members") or [target]
+        cols: set[str] = set()
+        for m in members:
+            g = self.figs.get(m)
+            if g is None or g["status"] != "active" or (g["kind"] == "terminator") != target_is_terminator:
+                continue
+            levels = g.get("levels")
+            if levels is None:
+                continue
+            cols.update(c for i, c in enumerate(CHIT_TECHNIQUES) if levels[i] > 0)
+            if g.get("weapon"):
+                cols.add("weapon")
+        return sorted(cols) or ["none"]
 
     def target_value(self, target: str) -> float:
         if target.startswith("E"):
@@ -563,26 +596,23 @@ class _Context:
 
     def protection(self, a: Answer, worth: Callable[[str], float]) -> float | None:
         """How much answer ``a`` lowers the chance that the attack on the table hits its target, times the
-        target's ``worth`` (0 when ``a`` answers with another figure); None when no attack is on the table."""
+        target's ``worth``; None when no attack is on the table. The CRT reads the attack against the answering
+        chit whoever answers (seed), so another figure's answer protects the target as well as its own."""
         attack = (self.view["combat"] or {}).get("attack")
         if not attack:
             return None
         _, chit, target = attack
-        if a.figure != target:
-            return 0.0
         p = self.crt[chit][answer_column(a.chit)] / 6
         return (self.crt[chit]["none"] / 6 - p) * worth(target)
 
-    def answer_value(self, a: Answer, solo: bool) -> float:
+    def answer_value(self, a: Answer) -> float:
         if self.player == CLONE_MASTER:
-            return self.cm_answer_value(a, solo)
+            return self.cm_answer_value(a)
         protect = self.protection(a, self.target_value)
         if protect is None:
             return 0.0
         # The answer becomes the next attack: its worth as one.
         follow = self.scores.get(a.chit, 0.0) * 0.3
-        if solo and self.figs[a.figure]["kind"] == "jelly" and a.chit in ("fist", "kick", "weapon"):
-            follow += 0.3
         return protect + follow
 
     # --- combat, the Clone Master's side: every chit weighed on the CRT ---------------------------------
@@ -611,7 +641,7 @@ class _Context:
         cols = self.t_columns(t) or [("fist", 1)]
         return sum((self.crt[c]["none"] - self.crt[c][col]) * k for c, k in cols) / sum(k for _, k in cols) / 6
 
-    def cm_chits_value(self, a: Chits, solo: bool) -> float:
+    def cm_chits_value(self, a: Chits) -> float:
         terms = self.combat_terminators()
         if not terms:
             return sum(self.scores.get(c, 0.0) for c in a.chits)
@@ -624,8 +654,6 @@ class _Context:
             attack = max((self.p_attack(c, t) for t in reach), default=0.0)
             defend = sum(self.p_defend(c, t) for t in terms) / len(terms)
             total += attack + 0.8 * defend
-            if solo and f["kind"] == "jelly" and c in ("fist", "kick", "weapon", "spikes"):
-                total += 0.5
         return total + 0.05 * len(set(a.chits))
 
     def t_left(self, tid: str) -> int:
@@ -643,9 +671,9 @@ class _Context:
         hurt = 7 - sum(g["levels"])
         return p * (3.0 + 0.3 * hurt + (2.0 if self.t_chits(g) <= 1 else 0.0))
 
-    def cm_answer_value(self, a: Answer, solo: bool) -> float:
-        protect = self.protection(a, lambda target: {"clone_master": 20.0, "jelly": 2.5}.get(
-            self.figs[target]["kind"], 1.0))
+    def cm_answer_value(self, a: Answer) -> float:
+        protect = self.protection(a, lambda target: EQUIPMENT_VALUE if target not in self.figs else {
+            "clone_master": 20.0, "jelly": 2.5}.get(self.figs[target]["kind"], 1.0))
         if protect is None:
             return 0.0
         # The answer becomes that figure's next attack: its worth as one.
@@ -655,8 +683,6 @@ class _Context:
                                       self.board.in_missile_range(f["pos"], t["pos"], 2, 1,
                                                                   f["kind"] == "constabulary"))]
         follow = 0.5 * max((self.p_attack(a.chit, t) * 3.0 for t in reach), default=0.0)
-        if solo and f["kind"] == "jelly" and a.chit in ("fist", "kick", "weapon"):
-            follow += 0.3
         return protect + follow
 
 

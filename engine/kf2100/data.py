@@ -300,7 +300,7 @@ def parse_units(text: str, source: str = "units.toml") -> Units:
     if tuple(data.get("techniques", ())) != TECHNIQUES:
         raise DataError(source, _line_number(text, "techniques"), f"techniques must be {list(TECHNIQUES)}")
     rules = data.get("rules", {})
-    for key in ("door_breaks_at_most", "door_tries_per_phase", "disposal_per_phase", "loo_per_phase",
+    for key in ("door_breaks_at_most", "disposal_per_phase", "loo_per_phase",
                 "elevation_cost", "recovery_at_most"):
         value = _need(rules, key, int, text, source, "[rules]")
         if not 0 <= value <= 6:

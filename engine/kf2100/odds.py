@@ -52,9 +52,10 @@ def technique_values(book: RuleBook | None = None) -> pd.DataFrame:
 
 
 def attack_odds(state: Any, attack: Attack) -> dict[str, Fraction]:
-    """For a proposed attack, the hit chance against each answer the other side could give: the
-    target's own techniques (and weapon) it still has a level in, and None (no answer, or an answer
-    from another figure).
+    """For a proposed attack, the hit chance against each answer the other side could give, and None (no
+    answer). The CRT reads the attack against the answering chit whoever answers (seed): in a combat, any
+    conscious figure of the other side in it may answer, so its techniques (and weapons) count; outside a
+    combat, the target's own.
 
     A figure that is not in this game, a chit that is not on the CRT or that the figure cannot play (no
     level left in it, or not its weapon), and a target that is not an enemy figure or, for a Terminator, a
@@ -75,17 +76,21 @@ def attack_odds(state: Any, attack: Attack) -> dict[str, Fraction]:
     if attack.target in state.equipment:
         if f.side != TERMINATORS:
             raise ValueError(f"{attack.target} is the Clone Master's own equipment: only Terminators attack it")
-        return {"none": p_hit(crt[attack.chit]["none"])}
-    t = state.figs.get(attack.target)
-    if t is None:
-        raise ValueError(f"there is no figure or equipment {attack.target}")
-    if t.side == f.side:
-        raise ValueError(f"{t.id} is on {f.id}'s own side")
-    cols = ["none"]
-    if t.conscious:
-        cols = [c for i, c in enumerate(CHIT_TECHNIQUES) if t.levels[i] > 0] + (["weapon"] if t.weapon else []) \
-            + ["none"]
-    return {c: p_hit(crt[attack.chit][c]) for c in cols}
+        answerers = []
+    else:
+        t = state.figs.get(attack.target)
+        if t is None:
+            raise ValueError(f"there is no figure or equipment {attack.target}")
+        if t.side == f.side:
+            raise ValueError(f"{t.id} is on {f.id}'s own side")
+        answerers = [t] if t.conscious else []
+    combat = state.combat
+    if combat is not None and attack.figure in combat.members:
+        answerers = [state.figs[m] for m in combat.members if m in state.figs and state.figs[m].side != f.side
+                     and state.figs[m].conscious]
+    cols = [c for i, c in enumerate(CHIT_TECHNIQUES) if any(g.levels[i] > 0 for g in answerers)]
+    cols += ["weapon"] if any(g.weapon for g in answerers) else []
+    return {c: p_hit(crt[attack.chit][c]) for c in [*cols, "none"]}
 
 
 def untrained_odds(max_attackers: int = 6) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """Kung Fu 2100 Clone Master bot behaviours, pinned on small deterministic positions: Jellies gang up
 instead of feeding in one by one, chits and answers are weighed on the CRT, the Clone Master hides and
-flees, Servants and Technicians stand round the equipment, helpless Terminators are finished off."""
+flees, Servants and Technicians stand round the equipment, helpless Terminators are finished off; and the
+Terminators' bot steps onto an exit to escape and breaks the front door to leave by it."""
 
 from engine.core import make_rng
 from engine.kf2100.actions import Activate, Answer, Attack, Chits, End, Lead, Move
@@ -113,3 +114,39 @@ def test_a_jelly_picks_chits_by_the_crt():
     s = skirmish(BASIC, {"T1": "s15", "J1": "r15"}, phase="combat1", levels={"T1": [0, 3, 0, 0, 4]})
     s.apply_action(Chits("T1", ("kick", "kick", "kick")))
     assert CM_BOT.choose(s, None) == Chits("J1", ("kick", "mist"))
+
+
+# --- the Terminators' bot: the ways out and the front door ----------------------------------------------
+
+T_BOT = HeuristicBot(TERMINATORS)
+
+
+def _job_done(s):
+    s.figs["CM"].status, s.figs["CM"].face_up = "dead", True
+    for eid in s.equipment:
+        s.equipment[eid] = False
+    s._legal = None
+
+
+def test_the_terminator_bot_steps_onto_an_exit_and_escapes():
+    # The job is done (the Clone Master dead, the equipment smashed): T1 runs for the disposal and leaves.
+    s = skirmish(BASIC, {"T1": "d5", "T2": "x7"})
+    _job_done(s)
+    a = T_BOT.choose(s, None)
+    assert a == Move("T1", "c3")  # onto the exit itself (it used to stop next to it), with points left
+    s.apply_action(a)
+    assert str(T_BOT.choose(s, None)) == "exit T1"
+
+
+def test_the_terminator_bot_breaks_the_front_door_to_leave_by_it():
+    # The job is done and T1 stands next to the armored door, far from the disposal and the loo: he spends
+    # his chits on the door, and once it is down he leaves by it (the bot never used the door at all).
+    s = skirmish(BASIC, {"T1": "o2"}, phase="combat1")
+    _job_done(s)
+    assert s.step == "door"
+    a = T_BOT.choose(s, None)
+    assert str(a) in ("door T1 fist", "door T1 kick")
+    s.apply_action(a)
+    s.apply_action("d6 1")
+    assert s.door_broken and s.phase == "move2"
+    assert str(T_BOT.choose(s, None)) == "exit T1"

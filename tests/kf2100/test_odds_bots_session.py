@@ -102,7 +102,9 @@ def test_attack_odds_refuse_unknown_figures_chits_and_targets():
                           (("J1", "fist", "E1"), "only Terminators attack it")]:
         with pytest.raises(ValueError, match=words):
             odds.attack_odds(s, Attack(*attack))
-    assert odds.attack_odds(s, Attack("T1", "fist", "E1")) == {"none": Fraction(5, 6)}
+    # Equipment answers nothing, but the Jellies in the combat may answer for it (read on their chit, seed).
+    assert odds.attack_odds(s, Attack("T1", "fist", "E1")) == {
+        "fist": Fraction(3, 6), "kick": Fraction(2, 6), "mist": Fraction(3, 6), "none": Fraction(5, 6)}
     assert odds.attack_odds(s, Attack("CM", "gun", "T1"))["mist"] == Fraction(1, 6)
 
 
