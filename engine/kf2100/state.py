@@ -45,6 +45,7 @@ from engine.kf2100.actions import (
 )
 from engine.kf2100.board import Board, board_of, standard_board
 from engine.kf2100.data import CHIT_TECHNIQUES, GRADES, TECHNIQUES, WEAPON_CHITS, RuleBook, rulebook
+from engine.kf2100.steps import STEP_OF_COMBAT, Step
 
 TERMINATORS, CLONE_MASTER = 0, 1
 PLAYER_NAMES = ("Terminators", "Clone Master")
@@ -331,6 +332,30 @@ class KungFuState(State):
         return self.game.scenario
 
     # --- whose turn -------------------------------------------------------------------------------
+    @property
+    def step(self) -> Step:
+        """The one thing the game waits for now, from the phase, the flags and the combat's step."""
+        if self.phase == "over":
+            return Step.OVER
+        if self.bonus_mp > 0:
+            return Step.BONUS_MOVE
+        if self.cm_window:
+            return Step.CM_WINDOW
+        if self.phase == "setup":
+            return Step.ROLL if self.deal_slots else Step.SETUP
+        if self.phase == "entry":
+            return Step.ENTRY
+        if self.phase in ("move1", "move2", "cm_move"):
+            return Step.MOVE
+        if self.phase == "recovery":
+            return Step.ROLL
+        if self.door_step:
+            return Step.ROLL if self.queue and self.queue[0].startswith("door:") else Step.DOOR
+        c = self.combat
+        if c is None or c.step == "done":
+            raise AssertionError(f"no step in {self.phase} with no combat being fought")
+        return STEP_OF_COMBAT[c.step]
+
     def current_player(self) -> int:
         if self.phase == "over":
             return TERMINAL
