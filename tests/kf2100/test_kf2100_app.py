@@ -251,3 +251,13 @@ def test_the_board_updates_in_place_through_holoviews():
     b.pipe.add_subscriber(lambda data: seen.append(data))
     b.click_square("c3")
     assert seen and list(seen[-1]["rects"]["fill"]) == b.frames["marks"]["fill"] + b.frames["counters"]["fill"]
+
+
+def test_the_benchmark_prints_its_figures(capsys):
+    from apps._bench import BENCHMARKS
+
+    rows = BENCHMARKS["kf2100"](repeats=2)
+    out = capsys.readouterr().out
+    names = {name.rsplit(" + ", 1)[0] for name, _ in rows}
+    assert names == {"kf2100 board click", "kf2100 decision", "kf2100 bot step"}
+    assert all(ms > 0 for _, ms in rows) and "ms" in out
