@@ -86,7 +86,7 @@ class Board(pn.viewable.Viewer):
             # the highlights and the counters are one layer of squares, their numbers and names one of text:
             # a click then updates two glyphs, not six (each costs the whole board's update)
             return (hv.Rectangles(data["rects"], kdims=["x0", "y0", "x1", "y1"],
-                                  vdims=["fill", "line", "alpha", "lw", "detail"]).opts(
+                                  vdims=["fill", "line", "alpha", "lw", "name", "detail"]).opts(
                 fill_color="fill", line_color="line", fill_alpha="alpha", line_width="lw", tools=["hover"],
                 hover_tooltips=[("", "@detail")], default_tools=[], toolbar=None, apply_ranges=False)
                 * hv.Labels(data["texts"], kdims=["x", "y"], vdims=["text", "tcolour"]).opts(

@@ -265,6 +265,7 @@ def pieces(f: dict[str, Any]) -> dict[str, dict[str, Any]]:
     marks, counters, costs, labels = f["marks"], f["counters"], f["costs"], f["labels"]
     rects = {k: marks[k] + counters[k] for k in ("x0", "y0", "x1", "y1", "fill", "line", "lw")}
     rects["alpha"] = marks["alpha"] + [1.0] * len(counters["x0"])
+    rects["name"] = [""] * len(marks["x0"]) + counters["name"]
     rects["detail"] = [""] * len(marks["x0"]) + counters["detail"]
     n = len(labels["x"])
     texts = {"x": costs["x"] + labels["x"] + labels["x"],

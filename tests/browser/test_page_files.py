@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, choose_file, serve_pages, wait_for
+from browser_helpers import BOARD_READY, choose_file, dashboard_of, serve_pages, wait_for
 from playwright.sync_api import expect
 
 from apps import kf2100, zoo
@@ -22,11 +22,7 @@ NOT_SAVED = "This game is not being saved"
 
 def message(dashboard) -> str:
     s = dashboard.session
-    return s.status if module_of(dashboard) is kf2100 else s.message
-
-
-def module_of(dashboard):
-    return kf2100 if isinstance(dashboard, kf2100.KungFuDashboard) else zoo
+    return s.notice.text if hasattr(s, "notice") else s.message
 
 
 @pytest.mark.parametrize("module", list(BOARDS), ids=lambda m: m.__name__.split(".")[-1])
@@ -38,7 +34,7 @@ def test_a_failing_autosave_is_shown_until_a_save_works(page, serve_app, tmp_pat
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=WAIT)
     wait_for(lambda: pages, page)
-    session = pages[0].dashboard.session
+    session = dashboard_of(pages[0]).session
     version = session.version
     page.get_by_role("button", name="New game").click()
     wait_for(lambda: session.version > version, page, timeout=WAIT / 1000)
@@ -60,7 +56,7 @@ def test_an_oversize_file_is_refused_and_the_page_lives_on(page, serve_app, tmp_
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=WAIT)
     wait_for(lambda: pages, page)
-    dashboard = pages[0].dashboard
+    dashboard = dashboard_of(pages[0])
     expect(page.get_by_text(f"at most {MAX_UPLOAD_BYTES // 1024 // 1024}.0 MB").first).to_be_visible()
     saved = dashboard.session.save()
     big = tmp_path / "huge.json"
