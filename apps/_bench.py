@@ -95,12 +95,14 @@ def kf2100_benchmark(repeats: int = 20) -> list[tuple[str, float]]:
         await _settle()
         timings: dict[str, list[float]] = {"board click": [], "decision": [], "bot step": []}
         helper = HeuristicBot(0)
-        while len(timings["board click"]) < 2 * repeats and not s.state.is_terminal():
+        enough = {"board click": 2 * repeats, "decision": repeats, "bot step": repeats}
+        while any(len(timings[k]) < n for k, n in enough.items()) and not s.state.is_terminal():
+            clicks = len(timings["board click"]) < enough["board click"]
             if s.pending:
                 t = time.perf_counter()
                 s.step()
                 timings["bot step"].append(1000 * (time.perf_counter() - t))
-            elif s.state.phase in ("move1", "move2") and s.reachable("T1") and s.state.figs["T1"].mp > 0:
+            elif clicks and s.state.phase in ("move1", "move2") and s.reachable("T1") and s.state.figs["T1"].mp > 0:
                 t = time.perf_counter()
                 page.board.click_figure("T1")
                 timings["board click"].append(1000 * (time.perf_counter() - t))
