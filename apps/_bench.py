@@ -128,10 +128,55 @@ def zoo_benchmark(repeats: int = 10) -> list[tuple[str, float]]:
                 rows.append((name, v))
         return rows
 
+
+def kf2100_benchmark(repeats: int = 20) -> list[tuple[str, float]]:
+    """Server-side milliseconds of a board click (select a Terminator, move it), of a decision button and of one
+    paced bot or dice step, each with every view that follows (printed), on a page rendered to Bokeh models."""
+    import panel as pn
+    from bokeh.document import Document
+
+    from apps.kf2100 import KungFuPage
+    from engine.kf2100.bots import HeuristicBot
+    from engine.kf2100.session import KungFuSession
+
+    async def run() -> list[tuple[str, float]]:
+        s = KungFuSession(hand_over=True, seed=1, pace=True)
+        page = KungFuPage(session=s, served=False)
+        pn.panel(page).get_root(Document())
+        for fid in ("T1", "T2", "T3"):
+            s.wait_at(fid, "disposal")
+        page.bots.play_all()
+        await _settle()
+        timings: dict[str, list[float]] = {"board click": [], "decision": [], "bot step": []}
+        helper = HeuristicBot(0)
+        enough = {"board click": 2 * repeats, "decision": repeats, "bot step": repeats}
+        while any(len(timings[k]) < n for k, n in enough.items()) and not s.state.is_terminal():
+            clicks = len(timings["board click"]) < enough["board click"]
+            if s.pending:
+                t = time.perf_counter()
+                s.step()
+                timings["bot step"].append(1000 * (time.perf_counter() - t))
+            elif clicks and s.state.phase in ("move1", "move2") and s.reachable("T1") and s.state.figs["T1"].mp > 0:
+                t = time.perf_counter()
+                page.board.click_figure("T1")
+                timings["board click"].append(1000 * (time.perf_counter() - t))
+                target = sorted(s.reachable())[len(timings["board click"]) % len(s.reachable())]
+                t = time.perf_counter()
+                page.board.click_square(target)
+                timings["board click"].append(1000 * (time.perf_counter() - t))
+            else:  # the person's other decisions, as the bot would make them, through the decision panel's path
+                choice = helper.choose(s.state, None)
+                t = time.perf_counter()
+                s.attempt(s.play, choice)
+                timings["decision"].append(1000 * (time.perf_counter() - t))
+            await _settle()
+        return _rows("kf2100", timings)
+
     return asyncio.run(run())
 
 
-BENCHMARKS: dict[str, Callable[[], object]] = {"kzin": kzin_benchmark, "zoo": zoo_benchmark}
+BENCHMARKS: dict[str, Callable[[], object]] = {"kzin": kzin_benchmark, "kf2100": kf2100_benchmark,
+                                              "zoo": zoo_benchmark}
 """The benchmarks kept here, by game; a game app that still carries its own has a ``benchmark()``."""
 
 

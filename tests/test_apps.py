@@ -99,3 +99,36 @@ def test_routes_serve_the_landing_page_at_root_and_each_game_at_its_slug(make_pa
     page = table["/"]()
     assert "Zebra Cup" in page.select(pn.pane.Markdown)[1].object
     assert set(server.titles(games)) == set(table)
+
+
+def test_every_app_module_is_small_and_uses_no_private_name_of_panel_or_bokeh():
+    """Issue 11's rules for the whole of ``apps/``: no module over ~420 lines, no ``apps._background``, no import
+    from a private Panel or Bokeh module, and no attribute that starts with ``_`` but ours: a private name read
+    anywhere must be one that ``apps/`` itself defines (a method, or an attribute it sets), so never
+    ``pn.state._curdoc``, ``doc._held_events`` or a model's ``_pending_writes``."""
+    import ast
+
+    folder = Path(apps.__file__).parent
+    trees = {str(p.relative_to(folder)): ast.parse(p.read_text()) for p in sorted(folder.rglob("*.py"))}
+    ours: set[str] = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                ours.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                ours.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                ours.add(node.id)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                ours.add(node.target.id)
+    for name, tree in trees.items():
+        assert len((folder / name).read_text().splitlines()) <= 420, name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                parts = node.module.split(".")
+                assert "_background" not in parts, name
+                assert not (parts[0] in ("panel", "bokeh") and any(p.startswith("_") for p in parts)), (name, node.module)
+                if parts[0] in ("panel", "bokeh"):
+                    assert not any(a.name.startswith("_") for a in node.names), (name, node.module)
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                assert node.attr in ours, (name, node.lineno, node.attr)

@@ -1,4 +1,5 @@
-"""Kung Fu 2100 in headless Chromium: enter the lair by clicking, fight the bot with chits, hot-seat, two tabs.
+"""Kung Fu 2100 in headless Chromium: enter the lair by clicking, fight the bot with chits to a loss and on to
+the next turn, the hot-seat set-up and hand-over, two tabs, with no error on the server or in the browser.
 
 The server runs in the test process, so each step waits on the session's own state (not on sleeps) and
 then checks what the page shows. Screenshots of the main states go to ``/tmp/kf_shots/``.
@@ -17,15 +18,40 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from apps import kf2100
-from apps._kf2100_board import levels_text
+from apps.kf2100.lair import levels_text
 from engine.core import dump_state
+from engine.core.session import Level
+from engine.kf2100.actions import Attack
 from engine.kf2100.state import KungFuGame, skirmish
+from engine.kf2100.steps import Step
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/kf_shots")
 WAIT = 20_000  # ms: the machine is shared, so page updates can lag behind the server's state
-FACE_UP_IDS = re.compile(r"^(CM|J\d+|S\d+|U\d+|A\d+)$")
+FACE_UP_IDS = re.compile(r"^(CM|J\d+|S\d+|U\d+|A\d+)")
+BOARD_DETAILS = """() => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "board" && v.frame);
+  const out = [];
+  for (const r of v.model.renderers) {
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("detail") !== undefined) out.push(...get("detail"));
+  }
+  return out;
+}"""
+"""JS: the hover texts of the counters the browser has (what a player could read off the page)."""
+CRT_OUTLINED = """() => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "crt" && v.frame);
+  if (!v) return -1;
+  for (const r of v.model.renderers) {  // the outline: the one layer of squares without a colour of their own
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("left") !== undefined && get("color") === undefined) return get("left").length;
+  }
+  return -2;
+}"""
+"""JS: how many CRT cells the browser outlines (the attack about to be played, or answered)."""
 
 
 def until(cond, page):
@@ -41,11 +67,11 @@ def open_game(page, url, pages, count=1):
     page.goto(url)
     page.wait_for_function(BOARD_READY, arg="board", timeout=WAIT)
     until(lambda: len(pages) >= count, page)
-    dash = pages[count - 1].dashboard
+    dash = pages[count - 1]
     delay = page.locator(".bot-delay input")  # the bot's step time: quick for the tests
     delay.fill("60")
     delay.press("Enter")
-    until(lambda: dash.bot_delay == 60, page)
+    until(lambda: dash.bots.delay == 60, page)
     return dash
 
 
@@ -58,11 +84,12 @@ def shot(page, name, text=None):
 
 
 def click_square(page, dash, square):
-    page.mouse.click(*to_page(page, *dash.model.centre(*dash.model.col_row(square))))
+    m = dash.board.model
+    page.mouse.click(*to_page(page, *m.centre(*m.col_row(square))))
 
 
 def click_figure(page, dash, fid):
-    page.mouse.click(*to_page(page, *dash.model.centre(*dash._frames["where"][fid])))
+    page.mouse.click(*to_page(page, *dash.board.model.centre(*dash.board.frames["where"][fid])))
 
 
 def click_until(page, click, cond):
@@ -78,7 +105,11 @@ def click_until(page, click, cond):
 
 
 def human_turn(dash, player=0):
-    return lambda: dash.session.human_player() == player and not dash.session.pending
+    return lambda: dash.session.person_to_move() == player and not dash.session.pending
+
+
+def refused(s):
+    return s.notice.level is Level.WARNING
 
 
 def decide(page, dash, press, errors):
@@ -97,10 +128,11 @@ def decide(page, dash, press, errors):
             wait_for(lambda: s.version > version, page, timeout=5.0)
         except (PlaywrightError, AssertionError):
             if s.version == version and time.time() > deadline:
-                pytest.fail(f"the page did not take the decision at {s.status!r}: {page_report(page, errors)}")
+                pytest.fail(f"the page did not take the decision at {s.notice.text!r}: {page_report(page, errors)}")
 
 
-def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, console_errors, tmp_path):
+def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_app, console_errors, server_errors,
+                                                                    tmp_path):
     url, pages = serve(serve_app)
     dash = open_game(page, url, pages)
     s = dash.session
@@ -115,15 +147,15 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
 
     # Select T1 where it waits; the squares it can reach are highlighted with their cost.
     click_until(page, lambda: click_figure(page, dash, "T1"),
-                lambda: s.selected == "T1" and dash._frames["costs"]["text"])
-    costs = sorted(map(int, dash._frames["costs"]["text"]))
+                lambda: s.selected == "T1" and dash.board.frames["costs"]["text"])
+    costs = sorted(map(int, dash.board.frames["costs"]["text"]))
     assert costs == sorted(s.reachable("T1").values()) and costs[0] == 1
     shot(page, "2_t1_selected", "T1 selected")
 
     # A wall is refused with the reason, and nothing changes.
     before = s.save()
     click_square(page, dash, "a1")
-    until(lambda: s.status.startswith("Refused"), page)
+    until(lambda: refused(s), page)
     expect(page.get_by_text("a1 is a wall").first).to_be_visible(timeout=WAIT)
     assert s.save() == before
 
@@ -143,20 +175,22 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     fight = tmp_path / "fight.json"
     fight.write_text(dump_state(skirmish(game, {"T1": "n9", "J3": "o9"}, phase="combat1")))
     choose_file(page, fight)
-    until(lambda: s.state.combat is not None and s.human_player() == 0, page)
+    until(lambda: s.state.combat is not None and s.person_to_move() == 0, page)
     expect(page.get_by_text("Game loaded").first).to_be_visible(timeout=WAIT)
-    until(lambda: dash.outlook is not None, page)  # the whole-combat distribution, from the worker
-    assert sum(dash.outlook[1].marginal(0).values()) == pytest.approx(1)
+    until(lambda: dash.outlook.current() is not None, page)  # the whole-combat distribution, off the loop
+    assert sum(dash.outlook.current().marginal(0).values()) == pytest.approx(1)
+    expect(page.get_by_text("Terminators take").first).to_be_visible(timeout=WAIT)
     page.get_by_role("button", name="fist + kick + kick").click()
-    until(lambda: s.state.combat.step == "lead", page)
+    until(lambda: s.state.step is Step.LEAD, page)
     assert s.state.combat.chits["T1"] == ["fist", "kick", "kick"] and "J3" in s.state.combat.chits
     page.get_by_role("button", name="Terminators lead").click()
-    until(lambda: s.state.combat.step == "attack", page)
+    until(lambda: s.state.step is Step.ATTACK, page)
     page.get_by_role("button", name="T1: Lightning Kick").click()
-    until(lambda: dash.armed == ("T1", "kick"), page)
+    until(lambda: dash.board.armed == ("T1", "kick"), page)
     expect(page.get_by_text("Chance to hit, by the answer given")).to_be_visible(timeout=WAIT)
     expect(page.locator("table.odds")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
-    shot(page, "4_combat_armed", "Combat: a fresh attack")
+    page.wait_for_function(f"() => ({CRT_OUTLINED})() == 6", timeout=WAIT)  # the kick's row of the CRT
+    shot(page, "4_combat_armed", "Combat: Attack")
     rolls = len(s.log)
     click_until(page, lambda: click_figure(page, dash, "J3"),
                 lambda: s.state.combat is None or s.state.combat.attack is not None or len(s.log) > rolls)
@@ -166,30 +200,36 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     # Play the exchange out: answers, aims and losses by the buttons and the board.
     def press_for(step):
         """The press that makes the human's decision at this step of the exchange."""
-        if step == "answer":
+        if step is Step.ANSWER:
             return lambda: page.locator("button", has_text=re.compile(r"^T1 \w+ \(hit")).first.click(timeout=5000)
-        if step == "loss":
+        if step is Step.LOSS:
             return lambda: page.locator("button", has_text="Lose ").first.click(timeout=5000)
         return lambda: click_figure(page, dash, "J3")  # the target of an aim, or of the chit armed first
 
+    losses = 0
     for _ in range(40):
         until(lambda: s.state.combat is None or human_turn(dash)(), page)
         c = s.state.combat
         if c is None:
             break
-        if c.step == "attack":
-            fid, chit = next((a.split()[1], a.split()[2]) for a in s.legal() if a.startswith("attack"))
-            if dash.armed != (fid, chit):
-                page.locator("button", has_text=f"{fid}: ").first.click()
-                until(lambda: dash.armed is not None, page)
-        decide(page, dash, press_for(c.step), console_errors)
+        step = s.state.step
+        if step is Step.ATTACK:
+            attack = next(a for a in s.legal() if isinstance(a, Attack))
+            if dash.board.armed != (attack.figure, attack.chit):
+                page.locator("button", has_text=f"{attack.figure}: ").first.click()
+                until(lambda: dash.board.armed is not None, page)
+        if step is Step.LOSS:
+            losses += 1
+            if losses == 1:
+                shot(page, "5_loss", "is hit: choose the level to lose")
+        decide(page, dash, press_for(step), console_errors)
     assert s.state.combat is None or s.state.phase != "combat1"
     hits = [e for e in s.log[rolls:] if e["result"] == "hit"]
     assert hits, "this seeded exchange lands at least one hit"
     # The damage is on the counters (levels left per technique) and in the figures table.
     for fid in ("T1", "J3"):
         f = s.state.figs[fid]
-        labels = dict(zip(dash._frames["labels"]["text"], dash._frames["labels"]["levels"], strict=True))
+        labels = dict(zip(dash.board.frames["labels"]["text"], dash.board.frames["labels"]["levels"], strict=True))
         if f.on_board and f.status == "active":
             assert labels[fid] == "".join(map(str, f.levels))
     for fid in {h["target"] for h in hits} & {"T1", "J3"}:
@@ -203,7 +243,19 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     expect(page.get_by_role("cell", name=first["what"]).first).to_be_visible(timeout=WAIT)
     chance = f"{first['p']} ({100 * float(Fraction(first['p'])):.0f}%)"
     expect(page.get_by_role("cell", name=chance, exact=True).first).to_be_visible(timeout=WAIT)
-    shot(page, "5_after_combat")
+    shot(page, "6_after_combat")
+    assert losses, "this seeded exchange has T1 choose a level to lose"
+
+    # On to the next turn: the Terminators end their phases by the buttons, the bot and the dice play theirs.
+    for _ in range(30):
+        until(lambda: s.state.turn > 1 or s.state.is_terminal() or human_turn(dash)(), page)
+        if s.state.turn > 1 or s.state.is_terminal():
+            break
+        decide(page, dash, lambda: page.locator("button", has_text=re.compile(r"^(End |Leave the door)")).first.click(
+            timeout=5000), console_errors)
+    until(lambda: s.state.turn == 2 and human_turn(dash)(), page)
+    expect(page.get_by_text("Turn 2,").first).to_be_visible(timeout=WAIT)
+    shot(page, "7_next_turn")
 
     # The same file once more: the input forgot it after the first load, so it loads again and the
     # position before the exchange is back.
@@ -211,42 +263,48 @@ def test_enter_by_the_disposal_and_fight_the_bot_with_chits(page, serve_app, con
     until(lambda: all(s.state.figs[f].levels == list(s.state.figs[f].start) and s.state.figs[f].on_board
                       for f in ("T1", "J3")) and s.state.combat is not None and not s.state.combat.chits, page)
     expect(page.get_by_role("button", name="fist + kick + kick")).to_be_visible(timeout=WAIT)
-    assert console_errors == []
+    assert console_errors == [] and server_errors == []
 
 
-def test_hot_seat_hand_over_hides_the_clone_masters_counters(page, serve_app, console_errors):
+def test_hot_seat_set_up_and_hand_over_hide_the_clone_masters_counters(page, serve_app, console_errors,
+                                                                      server_errors):
     url, pages = serve(serve_app)
     dash = open_game(page, url, pages)
     s = dash.session
-    page.get_by_role("combobox").nth(2).select_option("human")  # Clone Master seat
+    page.get_by_role("combobox").nth(2).select_option("person")  # Clone Master seat
     page.get_by_role("button", name="New game").click()
     until(lambda: s.hot_seat() and s.handover == 1, page)
     expect(page.get_by_text("Hand the screen to the Clone Master").first).to_be_visible(timeout=WAIT)
     page.get_by_role("button", name="I am the Clone Master: show my side").click()
     until(lambda: s.handover is None and s.viewer == 1, page)
-    square = s.legal()[0].split()[-1]
+    shot(page, "0_set_up", "to place CM")
+    square = s.legal()[0].square
     click_until(page, lambda: click_square(page, dash, square),
                 lambda: s.state.figs["CM"].pos == s.game.board.square(square))
-    until(lambda: "CM" in dash._frames["where"], page)
+    until(lambda: "CM" in dash.board.frames["where"], page)
     expect(page.get_by_text(f"to place {s.state.queue[0]} ").first).to_be_visible(timeout=WAIT)
     page.get_by_role("button", name="Place the rest automatically").click()
     until(lambda: s.state.phase == "entry" and s.handover == 0, page)
     expect(page.get_by_text("Hand the screen to the Terminators").first).to_be_visible(timeout=WAIT)
     # The board the browser draws shows every Clone Master counter face down, with no name.
-    names = dash._sources[0]["counters"].data["name"]
+    names = dash.board.frames["counters"]["name"]
     assert names.count("face-down counter") == 33 and not any(FACE_UP_IDS.match(n) for n in names)
+    page.wait_for_function(f"() => ({BOARD_DETAILS})().filter(d => d.startsWith('a face-down')).length == 33",
+                           timeout=WAIT)
+    assert not any(FACE_UP_IDS.match(d) for d in page.evaluate(BOARD_DETAILS))
     expect(page.get_by_role("cell", name="J1", exact=True)).to_have_count(0, timeout=WAIT)
-    shot(page, "6_hot_seat_hand_over", "Hand the screen to the Terminators")
+    shot(page, "8_hot_seat_hand_over", "Hand the screen to the Terminators")
     click_square(page, dash, "c3")  # clicks are refused until the screen is taken
-    until(lambda: s.status.startswith("Refused: hand the screen"), page)
+    until(lambda: s.notice.text.startswith("hand the screen"), page)
     page.get_by_role("button", name="I am the Terminators: show my side").click()
     until(lambda: s.handover is None and s.viewer == 0, page)
-    names = dash._sources[0]["counters"].data["name"]
-    assert not any(FACE_UP_IDS.match(n) for n in names)
-    assert console_errors == []
+    assert not any(FACE_UP_IDS.match(n) for n in dash.board.frames["counters"]["name"])
+    assert not any(FACE_UP_IDS.match(d) for d in page.evaluate(BOARD_DETAILS))
+    assert console_errors == [] and server_errors == []
 
 
-def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_app, console_errors, tmp_path):
+def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_app, console_errors, server_errors,
+                                                                   tmp_path):
     url, pages = serve(serve_app)
     first = open_game(page, url, pages)
     other = page.context.new_page()
@@ -264,33 +322,34 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     target = sorted(second.session.reachable())[0]
     click_until(other, lambda: click_square(other, second, target),
                 lambda: second.session.state.figs["T1"].pos == second.session.game.board.square(target))
-    shot(other, "7_solo_moved")
+    shot(other, "9_solo_moved")
     assert first.session.state.figs["T1"].entry == "disposal"
     # A bad file gets a message and the game stays.
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something else"}')
     kept = first.session.save()
     choose_file(page, bad)
-    until(lambda: first.session.status.startswith("Could not load"), page)
-    expect(page.get_by_text("Could not load the file").first).to_be_visible(timeout=WAIT)
+    until(lambda: first.session.notice.text.startswith("Could not load"), page)
+    expect(page.get_by_text("Could not load").first).to_be_visible(timeout=WAIT)
     assert first.session.save() == kept
 
     # The Clone Master's side by clicks: activate a face-down Jelly, reveal the Clone Master and make his
     # bonus move, then move the Jelly (a saved position in his move, the Terminators played by the bot).
     s = first.session
     page.get_by_role("combobox").nth(1).select_option("bot")
-    page.get_by_role("combobox").nth(2).select_option("human")
+    page.get_by_role("combobox").nth(2).select_option("person")
     page.get_by_role("button", name="New game").click()
-    until(lambda: s.seat(1) == "human" and s.state.phase == "setup" and s.human_player() == 1, page)
+    until(lambda: s.seat(1) == "person" and s.state.step is Step.SETUP and s.person_to_move() == 1, page)
     cm_move = tmp_path / "cm_move.json"
     cm_move.write_text(dump_state(skirmish(KungFuGame("basic"), {"T1": "c3", "CM": "o10", "J1": "n9"},
                                            phase="cm_move", face_up=False)))
     choose_file(page, cm_move)
-    until(lambda: s.state.phase == "cm_move" and s.human_player() == 1 and "J1" in first._frames["where"], page)
+    until(lambda: s.state.phase == "cm_move" and s.person_to_move() == 1 and "J1" in first.board.frames["where"],
+          page)
     click_until(page, lambda: click_square(page, first, "n9"), lambda: s.state.figs["J1"].face_up)
     click_until(page, lambda: click_square(page, first, "o10"), lambda: s.state.bonus_mp == 4)
-    until(lambda: first._frames["costs"]["text"], page)
-    shot(page, "8_clone_master_bonus_move", "bonus move of up to 4")
+    until(lambda: first.board.frames["costs"]["text"], page)
+    shot(page, "10_clone_master_bonus_move", "bonus move of up to 4")
     target = max(s.reachable("CM"), key=lambda q: s.reachable("CM")[q])
     click_until(page, lambda: click_square(page, first, target),
                 lambda: s.state.bonus_mp == 0 and s.state.figs["CM"].pos == s.game.board.square(target))
@@ -299,4 +358,4 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     click_until(page, lambda: click_square(page, first, step),
                 lambda: s.state.figs["J1"].pos == s.game.board.square(step))
     other.close()
-    assert console_errors == []
+    assert console_errors == [] and server_errors == []

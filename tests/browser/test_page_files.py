@@ -22,11 +22,7 @@ NOT_SAVED = "This game is not being saved"
 
 def message(dashboard) -> str:
     s = dashboard.session
-    return s.status if module_of(dashboard) is kf2100 else s.notice.text
-
-
-def module_of(dashboard):
-    return kf2100 if isinstance(dashboard, kf2100.KungFuDashboard) else zoo
+    return s.notice.text
 
 
 @pytest.mark.parametrize("module", list(BOARDS), ids=lambda m: m.__name__.split(".")[-1])

@@ -1,16 +1,14 @@
-"""Kung Fu 2100 odds against hand derivations, the bots' information diet, the session model, CLI."""
+"""Kung Fu 2100 odds against hand derivations, the bots' information diet, CLI (the session: test_session.py)."""
 
 import json
 from fractions import Fraction
 
 import pytest
 
-from engine.core import IllegalActionError, dump_state, make_rng, play_game
-from engine.core.serialize import session_checksum
+from engine.core import make_rng, play_game
 from engine.kf2100 import odds
 from engine.kf2100.actions import Attack
 from engine.kf2100.bots import HeuristicBot, bots_for
-from engine.kf2100.session import KungFuSession
 from engine.kf2100.state import KungFuGame, skirmish
 
 BASIC = KungFuGame("basic")
@@ -108,18 +106,6 @@ def test_attack_odds_refuse_unknown_figures_chits_and_targets():
     assert odds.attack_odds(s, Attack("CM", "gun", "T1"))["mist"] == Fraction(1, 6)
 
 
-def test_session_odds_refuse_bad_input_with_the_reason_and_change_nothing():
-    s = KungFuSession(terminators="human", clone_master="human")
-    s.state = skirmish(s.game, {"T1": "n9", "J3": "o9", "J1": "n10"}, phase="combat1")
-    before = s.save()
-    for attack, words in [(("T1", "fist", "ZZ"), "no figure or equipment ZZ"), (("T1", "laser", "J1"), "'laser'"),
-                          (("T9", "fist", "J1"), "no figure T9"), (("J3", "kick", "T1"), "J3 has no level in kick")]:
-        with pytest.raises(IllegalActionError, match=words):
-            s.odds(*attack)
-        assert s.status.startswith("Refused: ") and words.strip("'") in s.status and s.save() == before
-    assert s.odds("t1", "kick", "j3") == {"fist": 4 / 6, "mist": 1 / 6, "none": 5 / 6}
-
-
 def test_bots_play_every_scenario_to_the_end():
     for scenario in ("basic", "solo"):
         game = KungFuGame(scenario)
@@ -134,107 +120,6 @@ def test_terminator_bot_sees_only_its_view():
     b = skirmish(BASIC, {"T1": "o7", "S2": "s9", "J4": "t10"}, face_up=False)
     assert a.player_view(0)["face_down"] == b.player_view(0)["face_down"]
     assert HeuristicBot(0).choose(a, None) == HeuristicBot(0).choose(b, None)
-
-
-def test_session_commands_refuse_bad_input_and_change_nothing():
-    s = KungFuSession(seed=3)
-    assert s.human_player() == 0 and s.state.phase == "entry"
-    for fid in ("T1", "T2", "T3"):
-        s.wait_at(fid, "disposal")
-    assert s.state.phase == "move1"
-    s.select("T1")
-    assert s.reachable()["c3"] == 1
-    before = s.save()
-    with pytest.raises(IllegalActionError):
-        s.move("a1")
-    assert s.status.startswith("Refused") and s.save() == before
-    with pytest.raises(IllegalActionError, match="not one of your figures"):
-        s.select("J1")
-    with pytest.raises(IllegalActionError):
-        s.choose_chits("T1", ["nunchaku"])
-    s.move("c3")
-    assert s.state.name(s.state.figs["T1"].pos) == "c3"
-
-
-def test_session_point_buy_refuses_bad_levels_and_keeps_the_game():
-    s = KungFuSession(terminator_levels={"T1": [3, 0, 2, 1, 1]})
-    assert s.state.figs["T1"].start == (3, 0, 2, 1, 1)
-    before = s.save()
-    with pytest.raises(ValueError, match="add up to 7"):
-        s.terminator_levels = {"T1": [9, 0, 0, 0, 0]}
-    assert s.save() == before and s.terminator_levels == {"T1": [3, 0, 2, 1, 1]} and s.status.startswith("Refused")
-
-
-def test_session_outlook_and_map_layout():
-    s = KungFuSession(terminators="human", clone_master="human")
-    layout = s.map_layout()
-    assert layout["width"] * layout["height"] == len(layout["squares"])
-    assert sum(1 for q in layout["squares"] if q["equipment"]) == 7
-    with pytest.raises(IllegalActionError, match="before its chits are chosen"):
-        s.combat_outlook()
-    s.state = skirmish(s.game, {"T1": "n9", "S1": "o9"}, phase="combat1", levels={"T1": [1, 0, 0, 0, 1]})
-    outlook = s.combat_outlook()
-    assert outlook.exact and outlook.marginal(1) == {0: Fraction(1, 6), 1: Fraction(5, 6)}
-
-
-def test_session_decision_odds_and_hint():
-    s = KungFuSession(terminators="human", clone_master="human")
-    s.state = skirmish(s.game, {"T1": "n9", "J3": "o9", "J1": "n10"}, phase="combat1")
-    assert s.decision_odds() == [] and s.hint().startswith("chits T1")
-    for move in ("chits T1 fist+kick+mist", "chits J1 fist+kick", "chits J3 fist+mist", "lead terminators"):
-        s.act(move)
-    kick = next(d for d in s.decision_odds() if d["action"] == "attack T1 kick J3")
-    assert kick["p_hit"] == {"fist": 4 / 6, "mist": 1 / 6, "none": 5 / 6}
-    s.act("attack T1 kick J3")
-    answers = {d["action"]: (d["column"], d["p_hit"]) for d in s.decision_odds()}
-    assert answers["answer J3 mist"] == ("mist", 1 / 6) and answers["answer J1 kick"] == ("none", 5 / 6)
-
-
-def test_session_save_load_and_tamper():
-    s = KungFuSession(seed=1)
-    s.wait_at("T1", "loo")
-    text = s.save()
-    other = KungFuSession(seed=9, scenario="solo")
-    other.load(text)
-    assert other.scenario == "basic" and other.save() == text
-    data = json.loads(text)
-    data["game"]["state"]["turn"] = 3
-    before = other.save()
-    with pytest.raises(IllegalActionError, match="checksum"):
-        other.load(json.dumps(data))
-    assert other.save() == before
-    for damage, words in [({"seats": ["human", "robot"]}, "seats are damaged"), ({"rng": {"x": 1}}, "generator"),
-                          ({"version": 0}, "format version 0"), ({"format": "chess"}, "not a saved Kung Fu 2100")]:
-        with pytest.raises(IllegalActionError, match=words):
-            forged = {**json.loads(text), **damage}
-            other.load(json.dumps({**forged, "checksum": session_checksum(forged)}))
-        assert other.save() == before
-
-
-def test_a_loaded_session_goes_on_exactly_as_the_saved_one_would():
-    """Seed, seats and the dice's generator travel with the game: the same bots and rolls follow."""
-    s = KungFuSession(seed=5, terminators="bot", clone_master="bot", scenario="advanced", pace=True)
-    for _ in range(60):
-        assert s.step()
-    text = s.save()
-    other = KungFuSession(seed=1, pace=True)
-    other.load(text)
-    assert (other.seed, other.terminators, other.clone_master, other.scenario) == (5, "bot", "bot", "advanced")
-    played = [s.step() for _ in range(60)]
-    assert [other.step() for _ in range(60)] == played and all(played)
-    assert json.loads(other.save()) == json.loads(s.save())
-
-
-def test_a_bare_saved_game_loads_as_a_position_with_this_sessions_seats():
-    s = KungFuSession(seed=2, clone_master="human")
-    s.load(dump_state(skirmish(KungFuGame("basic"), {"T1": "n9", "J3": "o9"}, phase="combat1")))
-    assert s.state.figs["T1"].pos >= 0 and s.clone_master == "human" and s.seed == 2
-
-
-def test_session_bots_only_and_roll_log():
-    s = KungFuSession(scenario="solo", terminators="bot", seed=5)
-    assert s.state.is_terminal() and s.status.startswith("Game over")
-    assert s.log and all({"roll", "need", "p"} <= e.keys() for e in s.log)
 
 
 def test_cli_simulate_json(capsys):

@@ -1,8 +1,9 @@
-"""The Kung Fu 2100 board as pure data: map squares, room labels, counters, highlights (no Panel here).
+"""The Kung Fu 2100 lair as pure data: map squares, room labels, counters, highlights (no Panel here).
 
 Plot coordinates: square (col, row) covers x in [col, col + 1] and y in [H - 1 - row, H - row], so
 north is at the top. Terminators (and Constabulary) waiting outside the lair are drawn in slots
 beside their entry: west of the map for the disposal and the loo, north of it for the front door.
+:func:`frames` is what the board's moving layers draw, from the screen's view of the game.
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
+from engine.kf2100.actions import Attack, Place
 from engine.kf2100.data import TECHNIQUES
+from engine.kf2100.session import KungFuSession
+from engine.kf2100.steps import Step
 
 KIND_COLOURS = {
     "terminator": "#dc2626", "jelly": "#111827", "clone_master": "#7c3aed", "armed_technician": "#1d4ed8",
@@ -31,6 +37,7 @@ ROOM_COLOURS = {
     "computer_room": "#e0e7ff", "growth_lab": "#d1fae5", "masters_quarters": "#f5d0fe",
     "north_corridor": "#f1f5f9", "south_corridor": "#e7e5e4",
 }
+TECHNIQUE_WORDS = {"fist": "Fist", "kick": "Kick", "mist": "Mist", "monkey": "Soul", "heart": "Heart"}
 SHORT = {"fist": "F", "kick": "K", "mist": "M", "monkey": "Y", "heart": "H"}
 NAMES = {"fist": "Iron Fist", "kick": "Lightning Kick", "mist": "Body of Mist", "monkey": "Monkey Soul",
          "heart": "Mountain Heart", "weapon": "Weapon", "spikes": "Spikes", "gun": "Gun", "none": "None"}
@@ -38,7 +45,7 @@ NAMES = {"fist": "Iron Fist", "kick": "Lightning Kick", "mist": "Body of Mist", 
 
 def levels_text(f: dict[str, Any]) -> str:
     """Levels left of each technique, e.g. ``Fist 2/2 · Kick 1/2`` (only techniques it started with)."""
-    return " · ".join(f"{NAMES[t].split()[-1]} {f['levels'][i]}/{f['start'][i]}"
+    return " · ".join(f"{TECHNIQUE_WORDS[t]} {f['levels'][i]}/{f['start'][i]}"
                       for i, t in enumerate(TECHNIQUES) if f["start"][i])
 
 
@@ -239,3 +246,126 @@ class BoardModel:
                 line, lw = "#facc15", 4.0
             put(col, row, fill, line, lw, f["id"], detail, f["id"], levels)
         return rects, labels, where
+
+
+
+
+COLOUR_COLUMNS = ("fill", "line", "tcolour")
+
+
+def layer_data(data: dict[str, list]) -> dict[str, Any]:
+    """A layer's columns for HoloViews: the colour columns as object arrays, so that an empty layer is still
+    read as colours (an empty list reads as numbers, and the next frame's colours then fail to map)."""
+    return {k: np.array(v, dtype=object) if k in COLOUR_COLUMNS else v for k, v in data.items()}
+
+
+def pieces(f: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The board's moving squares (highlights under counters) and texts (costs, figure names, levels left) as
+    two layers."""
+    marks, counters, costs, labels = f["marks"], f["counters"], f["costs"], f["labels"]
+    rects = {k: marks[k] + counters[k] for k in ("x0", "y0", "x1", "y1", "fill", "line", "lw")}
+    rects["alpha"] = marks["alpha"] + [1.0] * len(counters["x0"])
+    rects["name"] = [""] * len(marks["x0"]) + counters["name"]
+    rects["detail"] = [""] * len(marks["x0"]) + counters["detail"]
+    n = len(labels["x"])
+    texts = {"x": costs["x"] + labels["x"] + labels["x"],
+             "y": costs["y"] + [y + 0.13 for y in labels["y"]] + [y - 0.22 for y in labels["y"]],
+             "text": costs["text"] + labels["text"] + labels["levels"],
+             "tcolour": ["#14532d"] * len(costs["x"]) + labels["tcolour"] * 2}
+    assert len(texts["tcolour"]) == len(costs["x"]) + 2 * n
+    return {"rects": layer_data(rects), "texts": layer_data(texts)}
+
+
+def _empty(*keys: str) -> dict[str, list]:
+    return {k: [] for k in keys}
+
+
+def frames(session: KungFuSession, model: BoardModel, armed: tuple[str, str] | None) -> dict[str, Any]:
+    """Everything the board's moving layers draw, from the screen's view of the game (no secret of a side that
+    does not have the screen), and where each figure sits (for clicks)."""
+    s = session
+    st = s.state
+    step = st.step
+    view = s.screen_view()
+    selected = s.selected if s.handover is None else ""
+    rects, labels, where = model.counters(view, selected)
+    marks = _empty("x0", "y0", "x1", "y1", "fill", "line", "alpha", "lw")
+    costs = _empty("x", "y", "text")
+
+    def mark(sq: str, fill: str, line: str, alpha: float, lw: float) -> None:
+        for k, v in zip(("x0", "y0", "x1", "y1"), model.rect(*model.col_row(sq)), strict=True):
+            marks[k].append(v)
+        marks["fill"].append(fill)
+        marks["line"].append(line)
+        marks["alpha"].append(alpha)
+        marks["lw"].append(lw)
+
+    legal = s.legal()
+    reach: dict[str, int] = {}
+    if step is Step.BONUS_MOVE:
+        reach = s.reachable("CM")
+    elif step is Step.MOVE and selected:
+        reach = s.reachable(selected)
+    for sq, cost in reach.items():
+        mark(sq, "#22c55e", "#15803d", 0.45, 1.0)
+        x, y = model.centre(*model.col_row(sq))
+        costs["x"].append(x)
+        costs["y"].append(y - 0.3)
+        costs["text"].append(str(cost))
+    if legal and step is Step.SETUP:
+        for a in legal:
+            if isinstance(a, Place):
+                mark(a.square, "#a855f7", "#a855f7", 0.18, 0.5)
+    elif legal and step is Step.ENTRY:
+        for sq in model.entry_square.values():
+            mark(sq, "#22c55e", "#15803d", 0.5, 2.0)
+    elif legal and step is Step.MOVE and s.person_to_move() == 1:
+        for fid in st.activatable():
+            if st.figs[fid].pos >= 0:
+                mark(st.name(st.figs[fid].pos), "#f97316", "#ea580c", 0.35, 2.0)
+    elif legal and armed is not None and step in (Step.ATTACK, Step.AIM):
+        for a in legal:
+            if isinstance(a, Attack) and (a.figure, a.chit) == armed:
+                mark(model.equipment_square.get(a.target) or st.name(st.figs[a.target].pos),
+                     "#ef4444", "#b91c1c", 0.35, 3.0)
+    if st.combat is not None:  # the figures in the combat, outlined for everyone
+        for m in st.combat.members:
+            sq = model.equipment_square.get(m)
+            if sq is None and m in where and st.figs[m].pos >= 0:
+                sq = st.name(st.figs[m].pos)
+            if sq is not None:
+                mark(sq, "#fde047", "#ca8a04", 0.0, 2.5)
+    trail = _empty("x0", "y0", "x1", "y1")
+    for fid, start, end in s.moves:
+        if fid not in where or end not in model.by_name:
+            continue
+        if start in model.by_name:
+            c0 = model.col_row(start)
+        elif start in model.entry_square:
+            c0 = model.slot(start, 0)
+        else:
+            continue
+        (x0, y0), (x1, y1) = model.centre(*c0), model.centre(*model.col_row(end))
+        for k, v in zip(("x0", "y0", "x1", "y1"), (x0, y0, x1, y1), strict=True):
+            trail[k].append(v)
+    for eid, sq in model.equipment_square.items():
+        if not st.equipment[eid]:
+            mark(sq, "#111827", "#111827", 0.85, 1.0)
+    return {"counters": rects, "labels": labels, "where": where, "marks": marks, "costs": costs, "trail": trail,
+            "view": view}
+
+
+def armed_after(s: KungFuSession, armed: tuple[str, str] | None) -> tuple[str, str] | None:
+    """The chit about to be played once the game has moved: an aimed answer's own, the only one there is, or
+    the one chosen while it is still playable; none outside an attack."""
+    step = s.state.step
+    c = s.state.combat
+    legal = s.legal()
+    if step is Step.AIM and c is not None and c.answer and legal:
+        return c.answer[0], c.answer[1]
+    if step is Step.ATTACK and legal:
+        options = {(a.figure, a.chit) for a in legal if isinstance(a, Attack)}
+        if armed in options:
+            return armed
+        return next(iter(options)) if len(options) == 1 else None
+    return None

@@ -1,0 +1,192 @@
+"""The Kung Fu 2100 board: the lair drawn with HoloViews, and clicks on it turned into session commands.
+
+The lair is static; the moving layers (highlights and counters, their texts, the trail of the last moves) are
+DynamicMaps fed by ``Pipe`` streams that are sent new data only when a layer changed, so the board follows the
+game in a served tab and in a notebook cell alike (HoloViews sends the data through Panel's channel), and a click
+costs one or two layers' updates. What the layers draw is :func:`apps.kf2100.lair.frames`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import holoviews as hv
+import panel as pn
+import param
+
+from apps.commands import on_page
+from apps.kf2100.lair import BoardModel, armed_after, frames, layer_data, pieces
+from apps.kzin.charts import use_bokeh
+from engine.kf2100.session import KungFuSession
+from engine.kf2100.steps import Step
+
+SCALE = 30  # pixels per square
+NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
+
+
+class Board(pn.viewable.Viewer):
+    """The lair, clickable: a click is turned into the session command it means (:meth:`click`)."""
+
+    session = param.ClassSelector(class_=KungFuSession)
+    armed = param.Tuple(default=None, length=2, allow_None=True, doc="(figure, chit) about to be played")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        s = self.session
+        self.model = BoardModel(s.map_layout(), s.game.board)
+        self.armed = armed_after(s, self.armed)
+        self.frames = frames(s, self.model, self.armed)
+        self.pipe = hv.streams.Pipe(data=pieces(self.frames))
+        self.trail = hv.streams.Pipe(data=layer_data(self.frames["trail"]))
+        self.tap = hv.streams.Tap(transient=True)
+        self.tap.add_subscriber(self._on_tap)
+        self._pane = pn.pane.HoloViews(self._plot(), linked_axes=False, name="board", margin=0)
+        s.param.watch(self._on_version, ["version"])
+        s.param.watch(self.follow, ["selected"])
+        self.param.watch(self.follow, ["armed"])
+
+    def _on_version(self, *_events: Any) -> None:
+        armed = armed_after(self.session, self.armed)
+        if armed != self.armed:
+            self.armed = armed  # its watcher redraws
+        else:
+            self.follow()
+
+    def follow(self, *_events: Any) -> None:
+        """Bring the moving layers in step: a layer is sent only when its data changed."""
+        new = frames(self.session, self.model, self.armed)
+        old, self.frames = self.frames, new
+        if any(new[name] != old[name] for name in ("marks", "costs", "counters", "labels")):
+            self.pipe.send(pieces(new))
+        if new["trail"] != old["trail"]:
+            self.trail.send(layer_data(new["trail"]))
+
+    def _plot(self) -> hv.Overlay:
+        use_bokeh()
+        m = self.model
+        w, h = m.width, m.height
+        xlim, ylim = (-4.3, w + 0.1), (-1.0, h + 1.15)
+        base = hv.Rectangles(m.base(), kdims=["x0", "y0", "x1", "y1"], vdims=["colour", "square", "what"]).opts(
+            color="colour", line_color="#cbd5e1", line_width=0.5, tools=["hover"], hover_tooltips=[("", "@what")],
+            default_tools=[], toolbar=None, apply_ranges=False)
+        self.tap.source = base
+        edge = hv.Segments(m.elevation_edges(), kdims=["x0", "y0", "x1", "y1"]).opts(
+            color="#ea580c", line_width=3.5, line_dash="dashed", apply_ranges=False, **NO_TOOLS)
+        fixed = hv.Labels(m.fixed_labels(), kdims=["x", "y"], vdims=["text", "colour"]).opts(
+            text_font_size="8pt", text_color="colour", apply_ranges=False, **NO_TOOLS)
+        rooms = hv.Labels(m.room_labels(), kdims=["x", "y"], vdims=["text", "angle"]).opts(
+            text_font_size="7pt", text_color="#334155", text_font_style="italic", angle="angle",
+            background_fill_color="#f8fafc", background_fill_alpha=0.85, apply_ranges=False, **NO_TOOLS)
+        still = {"apply_ranges": False, **NO_TOOLS}
+        trail = hv.DynamicMap(lambda data: hv.Segments(data, kdims=["x0", "y0", "x1", "y1"]),
+                              streams=[self.trail]).opts(color="#2563eb", line_width=3, alpha=0.7, **still)
+
+        def moving(data: dict[str, Any]) -> hv.Overlay:
+            # the highlights and the counters are one layer of squares, their numbers and names one of text:
+            # a click then updates two glyphs, not six (each costs the whole board's update)
+            return (hv.Rectangles(data["rects"], kdims=["x0", "y0", "x1", "y1"],
+                                  vdims=["fill", "line", "alpha", "lw", "name", "detail"]).opts(
+                fill_color="fill", line_color="line", fill_alpha="alpha", line_width="lw", tools=["hover"],
+                hover_tooltips=[("", "@detail")], default_tools=[], toolbar=None, apply_ranges=False)
+                * hv.Labels(data["texts"], kdims=["x", "y"], vdims=["text", "tcolour"]).opts(
+                    text_font_size="7pt", text_color="tcolour", text_font_style="bold", **still))
+
+        layers = hv.DynamicMap(moving, streams=[self.pipe])
+        return (base * edge * fixed * trail * layers * rooms).opts(
+            hv.opts.Overlay(xlim=xlim, ylim=ylim, frame_width=round((xlim[1] - xlim[0]) * SCALE),
+                            frame_height=round((ylim[1] - ylim[0]) * SCALE), xaxis=None, yaxis=None, toolbar=None,
+                            show_frame=False, bgcolor="#f8fafc", border=0, backend_opts={"plot.name": "board"}))
+
+    # --- clicks -----------------------------------------------------------------------------------------
+    def _on_tap(self, x: float | None, y: float | None) -> None:
+        """HoloViews delivers a tap outside the page's document lock: the click runs on the page's next tick
+        (``apps.commands.on_page``), for the game as it was when it was made."""
+        if x is not None and y is not None:
+            on_page(partial(self.click, x, y), self.session)(None)
+
+    def figure_at(self, col: int, row: int) -> str | None:
+        for fid, where in self.frames["where"].items():
+            if where == (col, row):
+                return fid
+        return None
+
+    def entry_at(self, square: str | None, col: int, row: int) -> str | None:
+        """The entry a click means: its square, or the waiting slots beside it."""
+        for entry, sq in self.model.entry_square.items():
+            if square == sq:
+                return entry
+            ec, er = self.model.col_row(sq)
+            if entry == "door" and row == -1 and abs(col - ec) <= 3:
+                return entry
+            if entry != "door" and row == er and col < 0:
+                return entry
+        return None
+
+    def click(self, x: float, y: float) -> bool:
+        """A click on the board at plot coordinates (x, y): the command it means now, or why it means none."""
+        s = self.session
+        st = s.state
+        if s.handover is not None:
+            return self._refuse(f"hand the screen to the {('Terminators', 'Clone Master')[s.handover]} first")
+        player = s.person_to_move()
+        if player is None:
+            return self._refuse("the game is over" if st.is_terminal() else "wait: the bot or the dice are playing")
+        square = self.model.square_at(x, y)
+        col, row = self.model.cell_of(x, y)
+        fid = self.figure_at(col, row)
+        step = st.step
+        inside = "click a square inside the lair"
+        if step is Step.SETUP:
+            return s.place(st.queue[0], square) if square else self._refuse(inside)
+        if step is Step.ENTRY:
+            entry = self.entry_at(square, col, row)
+            if entry is None:
+                return self._refuse(f"click where {st.queue[0]} waits: the kitchen disposal, the loo or the "
+                                    "armored front door")
+            return s.wait_at(st.queue[0], entry)
+        if step is Step.BONUS_MOVE:
+            if fid == "CM" or square is None:
+                return self._refuse("click a highlighted square for the bonus move, or end it")
+            return s.move(square, "CM")
+        if step is Step.CM_WINDOW:
+            if fid == "CM":
+                return s.activate("CM")
+            return self._refuse("the Clone Master may reveal himself now: click him, or stay hidden")
+        if step is Step.DOOR:
+            return self._refuse("choose a door attack in the panel, or leave the door")
+        if step in (Step.ATTACK, Step.AIM):
+            target = fid or (self.model.equipment_at.get(square) if square else None)
+            if self.armed is None:
+                return self._refuse("pick the chit to play in the combat panel, then click its target")
+            if target is None:
+                return self._refuse("click a figure or a piece of equipment in this combat")
+            return s.attack(self.armed[0], self.armed[1], target)
+        if step is not Step.MOVE:
+            return self._refuse("choose in the combat panel")
+        if fid is not None and st.figs[fid].side == player:
+            if player == 1 and not st.figs[fid].face_up and fid in st.activatable():
+                return s.activate(fid)
+            return s.select(fid)
+        if fid is not None and square is None:
+            return self._refuse(f"{fid} is not one of your figures")
+        if not s.selected:
+            return self._refuse("click one of your figures first")
+        if square is None:
+            return self._refuse(inside)
+        return s.move(square)
+
+    def click_square(self, square: str) -> bool:
+        """Click the middle of a square (tests, notebooks)."""
+        return self.click(*self.model.centre(*self.model.col_row(square)))
+
+    def click_figure(self, figure: str) -> bool:
+        """Click where a figure is drawn (a waiting one sits beside its entry)."""
+        return self.click(*self.model.centre(*self.frames["where"][figure]))
+
+    def _refuse(self, reason: str) -> bool:
+        self.session.refuse(reason)
+        return False
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._pane

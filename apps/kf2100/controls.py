@@ -1,0 +1,147 @@
+"""What the player clicks on the Kung Fu 2100 page besides the board: the decisions and the game controls.
+
+Each is a :class:`panel.viewable.Viewer` over the session. The decision panel shows :func:`views.decisions`
+of the step in view (typed actions from the session) as buttons; a click plays its action through
+``apps.commands.on_page``, for the game as it was when it was clicked, and a refusal becomes a notice.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import panel as pn
+import param
+
+from apps._files import NO_HTML, GameFiles
+from apps.commands import on_page
+from apps.kf2100 import views
+from apps.kf2100.board import Board
+from apps.kf2100.panels import BotTurns
+from engine.core.session import BOT, PERSON, Level, Notice
+from engine.kf2100.session import SCENARIOS, KungFuSession
+from engine.kf2100.state import PLAYER_NAMES
+
+
+class DecisionPanel(pn.viewable.Viewer):
+    """The choices of the step in view as buttons (moves, placements and targets are clicks on the board)."""
+
+    session = param.ClassSelector(class_=KungFuSession)
+    board = param.ClassSelector(class_=Board, doc="The board whose armed chit the attack buttons choose.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self._buttons: dict[views.Choice, pn.widgets.Button] = {}
+        self._view = pn.panel(pn.bind(self._show, self.session.param.version, self.board.param.armed),
+                              sizing_mode="stretch_width", margin=0)
+
+    def shown(self) -> views.Decisions:
+        return views.decisions(self.session, self.board.armed)
+
+    def _show(self, _version: int, armed: tuple[str, str] | None) -> pn.Column:
+        d = views.decisions(self.session, armed)
+        note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
+        out: list[Any] = []
+        for i, text in enumerate(d.notes):
+            if d.warning and i == 0:
+                out.append(pn.pane.Alert(text, alert_type="warning", margin=(0, 6), renderer_options=NO_HTML))
+            elif d.waiting:
+                out.append(pn.Row(pn.indicators.LoadingSpinner(value=True, size=18, margin=(6, 6)), note(text)))
+            else:
+                out.append(note(text))
+        buttons: dict[views.Choice, pn.widgets.Button] = {}
+        for row in d.rows:
+            widgets = []
+            for choice in row:
+                # a button shown before is kept, so a click already on its way lands when the panel is redrawn
+                button = self._buttons.get(choice) or self._button(choice)
+                buttons[choice] = button
+                widgets.append(button)
+            out.append(pn.FlexBox(*widgets, margin=0))
+        self._buttons = buttons
+        return pn.Column(*out, sizing_mode="stretch_width", margin=0)
+
+    def _button(self, choice: views.Choice) -> pn.widgets.Button:
+        button = pn.widgets.Button(label=choice.label, color="primary" if choice.primary else "default",
+                                   margin=(3, 4))
+        button.on_click(on_page(partial(self.choose, choice), self.session))
+        return button
+
+    def buttons(self) -> dict[str, pn.widgets.Button]:
+        """The buttons shown now, by label."""
+        return {c.label: b for c, b in self._buttons.items()}
+
+    def choose(self, choice: views.Choice) -> bool:
+        """What a button does: play its action, arm its chit, or run its command."""
+        s = self.session
+        if choice.arm is not None:
+            self.board.armed = choice.arm
+            return True
+        if choice.command == "auto_setup":
+            return s.auto_setup()
+        if choice.command == "take_screen":
+            return s.handover is not None and s.take_screen(s.handover)
+        assert choice.action is not None
+        return s.attempt(s.play, choice.action)
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._view
+
+
+class GameControls(pn.viewable.Viewer):
+    """The scenario, seats and seed of the next game, the bots' pace, New game, and the game files."""
+
+    session = param.ClassSelector(class_=KungFuSession)
+    bots = param.ClassSelector(class_=BotTurns)
+    autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        s = self.session
+        self.scenario = pn.widgets.Select(label="Scenario", value=s.scenario, options=list(SCENARIOS), width=110)
+        self.seats = [pn.widgets.Select(label=PLAYER_NAMES[p], value=s.seat(p), options=[PERSON, BOT], width=110)
+                      for p in (0, 1)]
+        self.seed = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=90)
+        self.delay = pn.widgets.IntInput(label="Bot step (ms)", value=self.bots.delay, start=20, end=3000, width=100,
+                                         css_classes=["bot-delay"])
+        self.delay.link(self.bots, value="delay")
+        self.new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
+        self.new.on_click(on_page(self.new_game))
+        self.files = GameFiles("kf2100", self._filename(), s, self.load_text, self.autosave, refuse=self.refuse_file)
+        s.param.watch(self._follow_game, ["version"])
+
+    def new_game(self) -> bool:
+        """Start a new game with the scenario, seats and seed in the controls; a bad field keeps the game."""
+        seed = self.seed.value
+        if seed is None or seed < 0:
+            self.session.refuse("enter a seed, a whole number from 0")
+            return False
+        return self.session.new_game(int(seed), scenario=self.scenario.value,
+                                     seats=[w.value for w in self.seats], terminator_levels={})
+
+    def load_text(self, text: str | bytes) -> bool:
+        """Load a saved game (a file's text, or the autosave); the controls then show its scenario, seats, seed."""
+        s = self.session
+        if not s.try_load(text):
+            return False
+        self.scenario.value, self.seed.value = s.scenario, s.seed
+        for p, w in enumerate(self.seats):
+            w.value = s.seat(p)
+        return True
+
+    def refuse_file(self, reason: str) -> None:
+        """A file the page would not even read (too big, unreadable): said where every refusal of a file is."""
+        self.session.notice = Notice(f"Could not load: {reason}. Your game goes on.", Level.DANGER)
+
+    def _filename(self) -> str:
+        s = self.session
+        return f"kung-fu-2100-{s.scenario}-seed{s.seed}-turn{s.state.turn}.json"
+
+    def _follow_game(self, *_events: Any) -> None:
+        name = self._filename()
+        if self.files.download.filename != name:
+            self.files.download.filename = name
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Column(pn.Row(self.scenario, *self.seats, self.seed, self.delay, self.new),
+                         self.files.row(with_warning=False), sizing_mode="stretch_width")

@@ -1,0 +1,127 @@
+"""The Kung Fu 2100 page: the lair on a clickable board, the decisions, the combat with its odds, the side panels.
+
+:class:`KungFuPage` lays out the components over one :class:`~engine.kf2100.session.KungFuSession`. Every part
+is bound to the session's parameters (``version``, ``notice``) or the board's armed chit, so the same page is
+live in a served tab and in a notebook cell. On a served page the session is paced: :class:`BotTurns` plays
+the bots' and the dice's steps one at a time, so a bot's turn unfolds on screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+import param
+
+from apps._files import NO_HTML
+from apps.kf2100 import charts, views
+from apps.kf2100.board import Board
+from apps.kf2100.controls import DecisionPanel, GameControls
+from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
+from apps.kf2100.panels import BotTurns, Outlook
+from apps.kzin.page import NOTICE_CSS, notice_html
+from engine.kf2100.session import KungFuSession
+from engine.kf2100.steps import Step
+
+TITLE = "Kung Fu 2100"
+RECONSTRUCTION = ("The map, the Combat Results Table and the unit values are **a reconstruction**: the original "
+                  "rules sheet is not available (see `engine/kf2100/data/`).")
+BOX = {"background": "#ffffff", "border": "1px solid #e5e7eb", "border-radius": "10px",
+       "padding": "4px 12px 10px 12px", "box-shadow": "0 1px 3px rgba(0,0,0,0.06)"}
+LEFT_TABLE = ":host table td, :host table th { text-align: left !important; padding: 1px 6px !important; }"
+ODDS_CSS = ":host table.odds td, :host table.odds th {padding: 1px 6px; text-align: left;}"
+LEGEND = ("".join(f"<span style='display:inline-block;margin:0 8px 0 0'><span style='display:inline-block;"
+                  f"width:11px;height:11px;background:{c};margin-right:3px'></span>{KIND_NAMES[k]}</span>"
+                  for k, c in KIND_COLOURS.items())
+          + "<span style='display:inline-block'><span style='display:inline-block;width:11px;height:11px;"
+            "background:#94a3b8;margin-right:3px'></span>face down</span><br>Counter digits: levels left of Fist, "
+            "Kick, Mist, Monkey, Heart. Orange dashes: the change of elevation (+2 movement, free with Monkey Soul).")
+
+
+def box(title: str, *objects: Any, **kwargs: Any) -> pn.Column:
+    """A white card with a heading."""
+    return pn.Column(pn.pane.Markdown(f"### {title}", margin=(0, 0, -8, 0)), *objects, styles=BOX,
+                     margin=(6, 6), **kwargs)
+
+
+class KungFuPage(pn.viewable.Viewer):
+    """One Kung Fu 2100 game on a page (a browser tab or a notebook cell)."""
+
+    session = param.ClassSelector(class_=KungFuSession, doc="The game this page plays.")
+    served = param.Boolean(default=False, doc="A served page: the bots' turns are paced and the game autosaved.")
+    bot_delay = param.Integer(default=350, bounds=(20, 3000), doc="Milliseconds between bot steps.")
+    crt_cells = param.List(default=[], doc="The CRT cells outlined now (set only when they change).")
+
+    def __init__(self, **params: Any) -> None:
+        if params.get("session") is None:
+            params["session"] = KungFuSession(hand_over=True, pace=bool(params.get("served")))
+        super().__init__(**params)
+        s = self.session
+        self.board = Board(session=s)
+        self.decisions = DecisionPanel(session=s, board=self.board)
+        self.bots = BotTurns(session=s, delay=self.bot_delay, active=self.served)
+        self.outlook = Outlook(session=s)
+        self.controls = GameControls(session=s, bots=self.bots, autosave=self.served)
+        s.param.watch(self._follow_crt, ["version"])
+        self.board.param.watch(self._follow_crt, ["armed"])
+        self._follow_crt()
+        self._layout = self._build()
+
+    def _bound(self, fn: Any, *deps: Any) -> Any:
+        """``fn()`` recomputed when any of ``deps`` (parameters) changes."""
+        return pn.bind(lambda *_values: fn(), *deps)
+
+    def _build(self) -> pn.Column:
+        s, b = self.session, self.board
+        v, armed = s.param.version, b.param.armed
+        md = pn.pane.Markdown
+        notice = pn.pane.HTML(pn.bind(notice_html, s.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 6),
+                              sizing_mode="stretch_width", name="notice")
+        combat = md(self._bound(lambda: views.combat_markdown(s, b.frames["view"], s.combat_log_start), v),
+                    margin=(0, 6), sizing_mode="stretch_width", name="combat", renderer_options=NO_HTML)
+        odds = pn.pane.HTML(self._bound(lambda: views.odds_html(s, b.armed), v, armed), margin=(0, 6),
+                            sizing_mode="stretch_width", name="odds", stylesheets=[ODDS_CSS])
+        crt = pn.pane.HoloViews(charts.crt(lambda: self.crt_cells, self.param.crt_cells), linked_axes=False)
+        self.combat_box = box("Combat", pn.Row(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt)),
+                              sizing_mode="stretch_width",
+                              visible=self._bound(lambda: s.state.combat is not None or s.state.step is Step.DOOR,
+                                                  v))
+        frame = pn.pane.DataFrame(self._bound(lambda: views.figures_frame(b.frames["view"]), v), index=False,
+                                  sizing_mode="stretch_width", stylesheets=[LEFT_TABLE], max_height=260,
+                                  styles={"overflow-y": "auto"})
+        log = pn.pane.DataFrame(self._bound(lambda: views.log_frame(s), s.param["log"]), index=False,
+                                sizing_mode="stretch_width", stylesheets=[LEFT_TABLE], max_height=300,
+                                styles={"overflow-y": "auto"}, name="log")
+        right = pn.Column(
+            box("Your move", self.decisions, self.bots, sizing_mode="stretch_width"),
+            box("Game", md(self._bound(lambda: views.side_markdown(s), v), margin=(0, 6),
+                           sizing_mode="stretch_width", renderer_options=NO_HTML), sizing_mode="stretch_width"),
+            box("Vital equipment", md(self._bound(lambda: views.equipment_markdown(s), v), margin=(0, 6),
+                                      renderer_options=NO_HTML), sizing_mode="stretch_width"),
+            width=430)
+        heart = md(self._bound(lambda: views.heart_markdown(s, b.frames["view"]), v), margin=(0, 6),
+                   renderer_options=NO_HTML)
+        header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),
+                        pn.pane.Markdown(RECONSTRUCTION, styles={"color": "#6b7280", "font-size": "12px"},
+                                         margin=(14, 10)), align="center")
+        warning = [self.controls.files.warning] if self.controls.files.warning else []
+        return pn.Column(
+            header, notice, *warning,
+            pn.Row(box("The lair", self.board, pn.pane.HTML(LEGEND, styles={"font-size": "11px", "color": "#374151"},
+                                                             margin=(0, 6))), right),
+            self.combat_box,
+            pn.Row(box("Roll log: every d6 with the chance it had", log, width=700),
+                   pn.Column(box("Figures", frame, sizing_mode="stretch_width"),
+                             box("Mountain Heart", heart, sizing_mode="stretch_width"), width=680)),
+            box("New game, save, load", self.controls,
+                pn.pane.Markdown(RECONSTRUCTION, margin=(0, 6), styles={"color": "#6b7280"}),
+                sizing_mode="stretch_width"),
+            styles={"background": "#f3f4f6"}, name="kf2100", width=1400)
+
+    def _follow_crt(self, *_events: Any) -> None:
+        cells = views.crt_target(self.session, self.board.armed)
+        if cells != self.crt_cells:
+            self.crt_cells = cells
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._layout

@@ -1,0 +1,135 @@
+"""The Kung Fu 2100 page's background work: the bots' paced turns and the whole-combat outlook.
+
+Both are async generators bound to the session's ``version`` with ``pn.bind``: Panel runs them on the page's
+event loop (or the notebook kernel's), starts the first once the page is loaded (``defer_load``), cancels the
+run a newer version supersedes, and cancels it when the tab closes. The work itself runs in
+``asyncio.to_thread`` over a snapshot taken on the loop (the state and the generator copied), and the result
+comes back to the loop before any parameter changes, so no thread writes to a page or to the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections.abc import AsyncIterator
+from typing import Any
+
+import panel as pn
+import param
+
+from apps.kf2100 import charts, views
+from engine.core import IllegalActionError
+from engine.core.rng import clone_rng
+from engine.kf2100.odds import CombatOdds
+from engine.kf2100.session import KungFuSession, outlook_of, outlook_open
+
+MUTED = {"color": "#6b7280", "font-size": "12px"}
+
+
+class BotTurns(pn.viewable.Viewer):
+    """Plays the bots' and the dice's steps of a paced session one at a time, ``delay`` ms apart, so a served
+    page shows the bot's turn unfold. Outside a paced session (a notebook) the session plays them at once."""
+
+    session = param.ClassSelector(class_=KungFuSession)
+    delay = param.Integer(default=350, bounds=(20, 3000), doc="Milliseconds between bot steps.")
+    active = param.Boolean(default=True, doc="Play the steps (a served page); off, whoever drives the page steps.")
+    error = param.String(default="", doc="Why the bot failed, if it did.")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self._view = pn.panel(pn.bind(self._play, self.session.param.version), defer_load=True, margin=0)
+
+    async def _play(self, version: int) -> AsyncIterator[Any]:
+        s = self.session
+        if not s.pending or not s.pace or not self.active:
+            yield pn.pane.HTML("", margin=0)
+            return
+        await asyncio.sleep(self.delay / 1000)
+        if s.version != version:
+            return  # a newer run plays the next step
+        state, rng = s.state.clone(), clone_rng(s.rng)
+        try:
+            action = await asyncio.to_thread(s.next_step, state, rng)
+        except Exception as exc:  # the page must hear of it: a silent bot would never move
+            self.error = f"The bot failed: {exc!r}"
+            yield pn.pane.HTML(html.escape(self.error), styles={"color": "#b91c1c"})
+            return
+        try:
+            s.play_step(action, version, rng)
+        except IllegalActionError:
+            return  # the game moved on meanwhile (a new game, a load): the newer run takes over
+        yield pn.pane.HTML("", margin=0)
+
+    def play_all(self) -> None:
+        """Play every pending bot and dice step now (tests, notebooks, the benchmark)."""
+        while self.session.pending:
+            self.session.step()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._view
+
+
+class Outlook(pn.viewable.Viewer):
+    """The hits each side may take in the combat about to be fought (both sides played as the bots would),
+    worked out before any chit is chosen, so it reveals nothing either side has picked."""
+
+    session = param.ClassSelector(class_=KungFuSession)
+    outlook = param.Parameter(default=None, doc="(combat key, CombatOdds): the outlook of the combat at that key.")
+    max_nodes = param.Integer(default=6000, doc="Nodes of the exact search before the outlook is simulated.")
+    games = param.Integer(default=400, doc="Simulated combats when the exact search is too large.")
+    error = param.String(default="", doc="Why the outlook failed, if it did.")
+    shown = param.Tuple(default=(None, None), length=2, doc="(combat key, CombatOdds or None): what is shown; set "
+                        "only when it changes, so the chart is not redrawn on every click")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        s = self.session
+        self._work = pn.panel(pn.bind(self._think, s.param.version), defer_load=True, margin=0)
+        self.param.watch(self._follow, ["outlook"])
+        s.param.watch(self._follow, ["version"])
+        self._follow()
+        self.chart = pn.pane.HoloViews(charts.hits(lambda: self.shown[1], self.param.shown), linked_axes=False,
+                                       margin=0)
+        self.note = pn.pane.HTML(pn.bind(lambda shown: views.outlook_note(shown[1], shown[0]), self.param.shown),
+                                 width=420, margin=(0, 6), styles={"font-size": "12px"}, name="outlook")
+
+    def _follow(self, *_events: Any) -> None:
+        shown = (self.session.combat_key(), self.current())
+        if shown[0] != self.shown[0] or shown[1] is not self.shown[1]:
+            self.shown = shown
+
+    def current(self) -> CombatOdds | None:
+        """The outlook of the combat in view, once it has been worked out."""
+        o = self.outlook
+        key = self.session.combat_key()
+        return o[1] if o is not None and key is not None and o[0] == key else None
+
+    async def _think(self, version: int) -> AsyncIterator[Any]:
+        s = self.session
+        key = s.combat_key()
+        if key is None or not outlook_open(s.state) or self.current() is not None:
+            yield pn.pane.HTML("", margin=0)
+            return
+        state = s.state.clone()
+        yield pn.Row(pn.indicators.LoadingSpinner(value=True, size=18, margin=(4, 6)),
+                     pn.pane.HTML("<p>Working out the whole combat in the background…</p>", styles=MUTED))
+        try:
+            result = await asyncio.to_thread(outlook_of, state, self.max_nodes, self.games, s.seed)
+        except Exception as exc:
+            self.error = f"The outlook failed: {exc!r}"
+            yield pn.pane.HTML(html.escape(self.error), styles={"color": "#b91c1c"})
+            return
+        if s.combat_key() == key:
+            self.param.update(outlook=(key, result), error="")
+        yield pn.pane.HTML("", margin=0)
+
+    def work_out(self) -> CombatOdds | None:
+        """Work the outlook out here and now (tests, notebooks, the benchmark)."""
+        key = self.session.combat_key()
+        if key is None or not outlook_open(self.session.state):
+            return self.current()
+        self.outlook = (key, outlook_of(self.session.state.clone(), self.max_nodes, self.games, self.session.seed))
+        return self.current()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Column(self._work, self.chart, self.note, margin=0)
