@@ -163,7 +163,7 @@ def _redraw_chits(world: Any, player: int, rng: np.random.Generator) -> None:
         options, _ = world.chit_options(f)
         pool = [chit for chit, n in sorted(options.items()) for _ in range(n)]
         k = min(len(c.chits[fid]), len(pool))
-        picks = rng.choice(len(pool), size=k, replace=False) if k else []
+        picks: Any = rng.choice(len(pool), size=k, replace=False) if k else []
         c.chits[fid] = sorted(pool[int(i)] for i in picks)
 
 

@@ -61,14 +61,12 @@ def default_seats(terminators: str = PERSON, clone_master: str = BOT) -> list[Se
 
 
 def answer_column(attack: tuple[str, str, str] | Attack, answer: tuple[str, str] | Answer | None) -> str:
-    """The CRT column an answer is read on: only the target's own chit protects it (a weapon as "weapon")."""
-    target = attack.target if isinstance(attack, Attack) else attack[2]
+    """The CRT column an answer is read on: the answering chit, whoever of the other side played it (the seed's
+    "attack vs. response, regardless of who responded or to whom"), a weapon as "weapon"; "none" with no answer."""
     if answer is None:
         return "none"
-    figure, chit = (answer.figure, answer.chit) if isinstance(answer, Answer) else answer
-    if figure != target:
-        return "none"
-    return chit if chit in ANSWER_TECHNIQUES else "weapon"
+    chit = answer.chit if isinstance(answer, Answer) else answer[1]
+    return KungFuState.answer_column(chit)
 
 
 class KungFuSession(GameSession):

@@ -215,7 +215,7 @@ def test_the_armored_door_by_its_buttons():
 
     p, s = door_page(seed=0)  # a 6: the door holds, and the Terminators may leave it
     click(p, "T1: punch the door")
-    assert s.log[-1]["result"] == "miss" and s.state.door_tries == {"T1": 1} and s.state.step is Step.DOOR
+    assert s.log[-1]["result"] == "miss" and s.state.door_chits == {"T1": ["fist"]} and s.state.step is Step.DOOR
     click(p, "Leave the door")
     assert s.state.step is not Step.DOOR and not s.state.door_broken and "Leave the door" not in p.decisions.buttons()
 

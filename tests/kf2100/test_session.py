@@ -177,7 +177,7 @@ def test_odds_refuse_bad_input_with_the_reason_and_change_nothing():
                           (("T9", "fist", "J1"), "no figure T9"), (("J3", "kick", "T1"), "J3 has no level in kick")]:
         assert s.odds(*attack) is None
         assert s.notice.level is Level.WARNING and words in s.notice.text and s.save() == before
-    assert s.odds("t1", "kick", "j3") == {"fist": 4 / 6, "mist": 1 / 6, "none": 5 / 6}
+    assert s.odds("t1", "kick", "j3") == {"fist": 4 / 6, "kick": 3 / 6, "mist": 1 / 6, "none": 5 / 6}
 
 
 def test_new_game_refuses_bad_options_and_keeps_the_game():
@@ -216,10 +216,10 @@ def test_decision_odds_and_hint_are_typed_actions():
                    Lead(0)):
         s.play(action)
     kick = next(d for d in s.decision_odds() if d["action"] == Attack("T1", "kick", "J3"))
-    assert kick["p_hit"] == {"fist": 4 / 6, "mist": 1 / 6, "none": 5 / 6}
+    assert kick["p_hit"] == {"fist": 4 / 6, "kick": 3 / 6, "mist": 1 / 6, "none": 5 / 6}
     s.play(Attack("T1", "kick", "J3"))
     answers = {d["action"]: (d["column"], d["p_hit"]) for d in s.decision_odds()}
-    assert answers[Answer("J3", "mist")] == ("mist", 1 / 6) and answers[Answer("J1", "kick")] == ("none", 5 / 6)
+    assert answers[Answer("J3", "mist")] == ("mist", 1 / 6) and answers[Answer("J1", "kick")] == ("kick", 3 / 6)
 
 
 def test_save_load_and_tamper_go_through_the_one_checked_path():
