@@ -79,6 +79,7 @@ def test_every_experiment_has_a_default_that_checks_and_a_plot_of_no_rows():
         points_plot(experiment.points([]), experiment.measure)
 
 
+@pytest.mark.no_event_loop  # asyncio.run needs a thread without Playwright's running loop
 def test_the_page_runs_an_experiment_and_keeps_its_table_and_says_why_it_would_not_start():
     page = ExperimentsPage()
     page.__panel__()

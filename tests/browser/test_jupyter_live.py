@@ -261,15 +261,14 @@ def test_kf2100_figure_click_selects_it(live):
 
 
 def test_kf2100_figure_click_marks_where_it_can_go_on_the_board(live):
-    """The board outlines the selected T1 and marks the squares it can reach with their cost."""
-    before = live.figure("board")
+    """The board outlines the selected T1 and marks the squares it can reach with their cost (an earlier test of
+    this notebook may have left T1 selected, so the change checked is the outline and the costs themselves)."""
     kf2100_select_t1(live)
     live.wait(lambda: live.page.evaluate(COUNTER, ["board", "T1"])["line"] == "#facc15",
               "the board does not outline the selected T1", timeout=10)
     texts = live.page.evaluate(COUNTER_TEXTS, ["board", "T1"])
     costs = [c for c in texts if c.isdigit() and len(c) <= 2]
     assert costs and min(map(int, costs)) == 1, f"no reachable squares marked on the board: {texts}"
-    assert live.figure("board") != before
     live.shot("kf2100_figure_selected")
 
 

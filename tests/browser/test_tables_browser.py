@@ -184,16 +184,18 @@ def _token(ctx) -> str:
 
 
 def close_pages(link, pages, browser, player):
-    """Open and close four watchers' pages of ``link`` and make a plain GET; wait until their sessions end."""
+    """Open and close four watchers' pages of ``link`` and make a plain GET; wait until their sessions end
+    (Panel's session record is the process's: sessions of other tests' servers are counted in the baseline)."""
+    baseline = open_sessions()
     for _ in range(4):
         other = browser.new_context()
         open_page(other.new_page(), link, pages)
         other.close()
     urllib.request.urlopen(link, timeout=30).read()  # a session no browser connects to
     deadline = time.time() + 30
-    while time.time() < deadline and open_sessions() > 1:
+    while time.time() < deadline and open_sessions() > baseline:
         player.wait_for_timeout(200)
-    assert open_sessions() == 1, f"{open_sessions() - 1} closed session(s) still open"
+    assert open_sessions() <= baseline, f"{open_sessions() - baseline} closed session(s) still open"
 
 
 def test_closed_pages_of_a_table_leave_no_watcher_on_its_session(tables, browser):

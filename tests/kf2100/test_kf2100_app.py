@@ -5,6 +5,7 @@ import pathlib
 
 import holoviews as hv
 import panel as pn
+import pytest
 from bokeh.document import Document
 
 from apps import discover_games, kf2100
@@ -17,6 +18,8 @@ from engine.kf2100.odds import combat_odds
 from engine.kf2100.session import KungFuSession, default_seats
 from engine.kf2100.state import KungFuGame, skirmish
 from engine.kf2100.steps import Step
+
+pytestmark = pytest.mark.no_event_loop  # asyncio.run needs a thread without Playwright's running loop
 
 hv.extension("bokeh", logo=False)
 APP = pathlib.Path(kf2100.__file__).parent

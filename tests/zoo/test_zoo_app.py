@@ -20,6 +20,8 @@ from engine.core import wilson_interval
 from engine.core.session import Level
 from engine.zoo.session import RoundResult, ZooSession
 
+pytestmark = pytest.mark.no_event_loop  # asyncio.run needs a thread without Playwright's running loop
+
 
 def page(**session: object) -> zoo.ZooPage:
     s = ZooSession(**{"seed": 3, "seats": ["person", "person"], "odds_workers": 1, **session})
