@@ -14,7 +14,7 @@ import panel as pn
 import param
 
 from apps._files import NO_HTML
-from apps.kf2100 import charts, views
+from apps.kf2100 import charts, game_theory, views
 from apps.kf2100.board import Board
 from apps.kf2100.controls import DecisionPanel, GameControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
@@ -82,7 +82,10 @@ class KungFuPage(pn.viewable.Viewer):
         odds = pn.pane.HTML(self._bound(lambda: views.odds_html(s, b.armed), v, armed), margin=(0, 6),
                             sizing_mode="stretch_width", name="odds", stylesheets=[ODDS_CSS])
         crt = pn.pane.HoloViews(charts.crt(lambda: self.crt_cells, self.param.crt_cells), linked_axes=False)
-        self.combat_box = box("Combat", pn.Row(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt)),
+        game = pn.pane.HTML(self._bound(lambda: game_theory.exchange_html(s, b.armed), v, armed), margin=(0, 6),
+                            width=420, name="exchange", stylesheets=[ODDS_CSS])
+        self.combat_box = box("Combat", pn.Row(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt),
+                                               game),
                               sizing_mode="stretch_width",
                               visible=self._bound(lambda: s.state.combat is not None or s.state.step is Step.DOOR,
                                                   v))

@@ -18,6 +18,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from apps import kf2100
+from apps.kf2100 import game_theory
 from apps.kf2100.lair import levels_text
 from engine.core import dump_state
 from engine.core.session import Level
@@ -190,6 +191,11 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
     expect(page.get_by_text("Chance to hit, by the answer given")).to_be_visible(timeout=WAIT)
     expect(page.locator("table.odds")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
     page.wait_for_function(f"() => ({CRT_OUTLINED})() == 6", timeout=WAIT)  # the kick's row of the CRT
+    # Beside the CRT, the exchange of T1 on J3 as a zero-sum game, solved exactly (value and both mixes).
+    [game] = game_theory.exchanges(s, ("T1", "kick"))
+    value = f"{game.value.numerator}/{game.value.denominator}" if game.value.denominator > 1 else str(game.value)
+    expect(page.locator(".exchange")).to_contain_text(f"T1 on J3: value {value}", timeout=WAIT)
+    expect(page.locator(".exchange")).to_contain_text("Attacker's minimax mix", timeout=WAIT)
     shot(page, "4_combat_armed", "Combat: Attack")
     rolls = len(s.log)
     click_until(page, lambda: click_figure(page, dash, "J3"),
