@@ -14,7 +14,7 @@ import panel as pn
 import param
 
 from apps._files import NO_HTML
-from apps.kf2100 import charts, game_theory, views
+from apps.kf2100 import charts, game_theory, victory, views
 from apps.kf2100.board import Board
 from apps.kf2100.controls import DecisionPanel, GameControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
@@ -108,8 +108,11 @@ class KungFuPage(pn.viewable.Viewer):
                         pn.pane.Markdown(RECONSTRUCTION, styles={"color": "#6b7280", "font-size": "12px"},
                                          margin=(14, 10)), align="center")
         warning = [self.controls.files.warning] if self.controls.files.warning else []
+        over = box("Game over", pn.pane.HTML(self._bound(lambda: victory.victory_html(s), v), margin=(0, 6),
+                                             stylesheets=[ODDS_CSS], name="victory", sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width", visible=self._bound(lambda: s.state.phase == "over", v))
         return pn.Column(
-            header, notice, *warning,
+            header, notice, *warning, over,
             pn.Row(box("The lair", self.board, pn.pane.HTML(LEGEND, styles={"font-size": "11px", "color": "#374151"},
                                                              margin=(0, 6))), right),
             self.combat_box,

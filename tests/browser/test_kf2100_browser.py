@@ -365,3 +365,25 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
                 lambda: s.state.figs["J1"].pos == s.game.board.square(step))
     other.close()
     assert console_errors == [] and server_errors == []
+
+
+def test_a_finished_game_ends_on_its_victory_screen(page, serve_app, console_errors, server_errors, tmp_path):
+    from apps.kf2100 import victory
+    from engine.core import play_game
+    from engine.core.rng import make_rng
+    from engine.kf2100.bots import HeuristicBot
+
+    game = KungFuGame("solo")
+    end = play_game(game.new_initial_state(make_rng(3)), [HeuristicBot(0), HeuristicBot(1, solo=True)], make_rng(3))
+    done = tmp_path / "finished.json"
+    done.write_text(dump_state(end))
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    choose_file(page, done)
+    until(lambda: dash.session.state.phase == "over", page)
+    t, c = end.solo_points()
+    expect(page.locator("h2.result")).to_have_text(victory.RESULTS[end.result], timeout=WAIT)
+    expect(page.get_by_text(f"Terminators {t} · Clone Master {c}")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_text("Solo score")).to_be_visible(timeout=WAIT)
+    shot(page, "7_victory")
+    assert console_errors == [] and server_errors == []
