@@ -14,7 +14,7 @@ import panel as pn
 import param
 
 from apps._files import NO_HTML
-from apps.kf2100 import charts, game_theory, victory, views
+from apps.kf2100 import charts, game_theory, reference, victory, views
 from apps.kf2100.board import Board
 from apps.kf2100.controls import DecisionPanel, GameControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
@@ -95,10 +95,16 @@ class KungFuPage(pn.viewable.Viewer):
         log = pn.pane.DataFrame(self._bound(lambda: views.log_frame(s), s.param["log"]), index=False,
                                 sizing_mode="stretch_width", stylesheets=[LEFT_TABLE], max_height=300,
                                 styles={"overflow-y": "auto"}, name="log")
+        rules = pn.Card(md(reference.RULES, margin=(0, 6), renderer_options=NO_HTML),
+                        md(self._bound(lambda: reference.victory_markdown(s.state.game.scenario.key), v),
+                           margin=(0, 6), renderer_options=NO_HTML),
+                        pn.pane.HTML(reference.crt_html(), stylesheets=[ODDS_CSS], margin=(0, 6)),
+                        title="Rules and the CRT", collapsed=True, sizing_mode="stretch_width", name="reference")
         right = pn.Column(
             box("Your move", self.decisions, self.bots, sizing_mode="stretch_width"),
             box("Game", md(self._bound(lambda: views.side_markdown(s), v), margin=(0, 6),
                            sizing_mode="stretch_width", renderer_options=NO_HTML), sizing_mode="stretch_width"),
+            rules,
             box("Vital equipment", md(self._bound(lambda: views.equipment_markdown(s), v), margin=(0, 6),
                                       renderer_options=NO_HTML), sizing_mode="stretch_width"),
             width=430)

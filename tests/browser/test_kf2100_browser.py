@@ -386,4 +386,10 @@ def test_a_finished_game_ends_on_its_victory_screen(page, serve_app, console_err
     expect(page.get_by_text(f"Terminators {t} · Clone Master {c}")).to_be_visible(timeout=WAIT)
     expect(page.get_by_text("Solo score")).to_be_visible(timeout=WAIT)
     shot(page, "7_victory")
+    # The rules and the CRT are at hand outside a combat too: a card that opens.
+    page.get_by_text("Rules and the CRT").click()
+    expect(page.get_by_text("whoever answered").first).to_be_visible(timeout=WAIT)
+    expect(page.locator("table.crt-reference")).to_contain_text("Lightning Kick", timeout=WAIT)
+    expect(page.get_by_text("Most points wins")).to_be_visible(timeout=WAIT)
+    shot(page, "8_reference")
     assert console_errors == [] and server_errors == []
