@@ -17,6 +17,7 @@ import psutil
 from tornado.ioloop import IOLoop
 
 from apps import GameApp, discover_games, landing
+from apps._memory import REPORT_HISTORY, report_patterns
 from apps._tables import start_sweeps
 
 
@@ -145,6 +146,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool | None = None
     print("\n".join(lines), flush=True)
     pn.state.on_session_destroyed(MemoryRelease().session_destroyed)  # every session of this server
     start_sweeps()  # idle tables written out and dropped from memory
+    report = report_patterns()  # GET /memory-report, only with TABLETOP_DOJO_MEMORY_REPORT set (the soak)
     pn.serve(
         routes(games),
         port=port,
@@ -154,4 +156,6 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool | None = None
         websocket_origin=origins,
         liveness=True,
         verbose=False,
+        extra_patterns=report,
+        **({"session_history": REPORT_HISTORY} if report else {}),
     )

@@ -102,6 +102,9 @@ class GameControls(pn.viewable.Viewer):
         self.seats = [pn.widgets.Select(label=PLAYER_NAMES[p], value=s.seat(p), options=[PERSON, BOT], width=110)
                       for p in (0, 1)]
         self.seed = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=90)
+        self.bot_level = pn.widgets.Select(label="Bot", value=s.bot_level, width=130,
+                                           options={"heuristic": "heuristic", "strong (search)": "search"})
+        self.bot_level.link(s, value="bot_level")
         self.delay = pn.widgets.IntInput(label="Bot step (ms)", value=self.bots.delay, start=20, end=3000, width=100,
                                          css_classes=["bot-delay"])
         self.delay.link(self.bots, value="delay")
@@ -143,5 +146,5 @@ class GameControls(pn.viewable.Viewer):
             self.files.download.filename = name
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(pn.Row(self.scenario, *self.seats, self.seed, self.delay, self.new),
+        return pn.Column(pn.Row(self.scenario, *self.seats, self.bot_level, self.seed, self.delay, self.new),
                          self.files.row(with_warning=False), sizing_mode="stretch_width")

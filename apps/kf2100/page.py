@@ -14,7 +14,7 @@ import panel as pn
 import param
 
 from apps._files import NO_HTML
-from apps.kf2100 import charts, views
+from apps.kf2100 import charts, game_theory, reference, victory, views
 from apps.kf2100.board import Board
 from apps.kf2100.controls import DecisionPanel, GameControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
@@ -82,7 +82,10 @@ class KungFuPage(pn.viewable.Viewer):
         odds = pn.pane.HTML(self._bound(lambda: views.odds_html(s, b.armed), v, armed), margin=(0, 6),
                             sizing_mode="stretch_width", name="odds", stylesheets=[ODDS_CSS])
         crt = pn.pane.HoloViews(charts.crt(lambda: self.crt_cells, self.param.crt_cells), linked_axes=False)
-        self.combat_box = box("Combat", pn.Row(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt)),
+        game = pn.pane.HTML(self._bound(lambda: game_theory.exchange_html(s, b.armed), v, armed), margin=(0, 6),
+                            width=420, name="exchange", stylesheets=[ODDS_CSS])
+        self.combat_box = box("Combat", pn.Row(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt),
+                                               game),
                               sizing_mode="stretch_width",
                               visible=self._bound(lambda: s.state.combat is not None or s.state.step is Step.DOOR,
                                                   v))
@@ -92,10 +95,16 @@ class KungFuPage(pn.viewable.Viewer):
         log = pn.pane.DataFrame(self._bound(lambda: views.log_frame(s), s.param["log"]), index=False,
                                 sizing_mode="stretch_width", stylesheets=[LEFT_TABLE], max_height=300,
                                 styles={"overflow-y": "auto"}, name="log")
+        rules = pn.Card(md(reference.RULES, margin=(0, 6), renderer_options=NO_HTML),
+                        md(self._bound(lambda: reference.victory_markdown(s.state.game.scenario.key), v),
+                           margin=(0, 6), renderer_options=NO_HTML),
+                        pn.pane.HTML(reference.crt_html(), stylesheets=[ODDS_CSS], margin=(0, 6)),
+                        title="Rules and the CRT", collapsed=True, sizing_mode="stretch_width", name="reference")
         right = pn.Column(
             box("Your move", self.decisions, self.bots, sizing_mode="stretch_width"),
             box("Game", md(self._bound(lambda: views.side_markdown(s), v), margin=(0, 6),
                            sizing_mode="stretch_width", renderer_options=NO_HTML), sizing_mode="stretch_width"),
+            rules,
             box("Vital equipment", md(self._bound(lambda: views.equipment_markdown(s), v), margin=(0, 6),
                                       renderer_options=NO_HTML), sizing_mode="stretch_width"),
             width=430)
@@ -105,8 +114,11 @@ class KungFuPage(pn.viewable.Viewer):
                         pn.pane.Markdown(RECONSTRUCTION, styles={"color": "#6b7280", "font-size": "12px"},
                                          margin=(14, 10)), align="center")
         warning = [self.controls.files.warning] if self.controls.files.warning else []
+        over = box("Game over", pn.pane.HTML(self._bound(lambda: victory.victory_html(s), v), margin=(0, 6),
+                                             stylesheets=[ODDS_CSS], name="victory", sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width", visible=self._bound(lambda: s.state.phase == "over", v))
         return pn.Column(
-            header, notice, *warning,
+            header, notice, *warning, over,
             pn.Row(box("The lair", self.board, pn.pane.HTML(LEGEND, styles={"font-size": "11px", "color": "#374151"},
                                                              margin=(0, 6))), right),
             self.combat_box,

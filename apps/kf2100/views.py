@@ -292,7 +292,8 @@ def odds_html(s: KungFuSession, armed: tuple[str, str] | None) -> str:
             a: Attack = d["action"]
             cells = "".join(f"<td>{pct(d['p_hit'][c])}</td>" if c in d["p_hit"] else "<td>—</td>" for c in cols)
             body += f"<tr><td>{esc(f'{a.figure} {NAMES[a.chit]} → {a.target}')}</td>{cells}</tr>"
-        return ("<b>Chance to hit, by the answer given</b> (None: no answer, or another figure's)"
+        return ("<b>Chance to hit, by the answer given</b> (None: no answer; an answer by any figure of the other "
+                "side is read on its chit)"
                 f"<table class='odds'><tr><th>attack</th>{head}</tr>{body}</table>")
     answers = [d for d in rows if d["kind"] == "answer"]
     if answers:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import param
 
-from engine.core import CHANCE, Action, IllegalActionError, StateFormatError, load_state
+from engine.core import CHANCE, Action, IllegalActionError, Policy, StateFormatError, load_state
 from engine.core.rng import clone_rng, make_rng, sample_outcome
 from engine.core.serialize import SavedSession, decode, dump_session
 from engine.core.session import BOT, PERSON, GameSession, Level, Notice, Seat
@@ -52,6 +52,8 @@ from engine.kf2100.state import PHASE_TITLES, PLAYER_NAMES, KungFuGame, KungFuSt
 SESSION_FORMAT = "tabletop-dojo/kf2100-session"
 SESSION_VERSION = 2  # 2: the seats are GameSession's ("person"/"bot"); the log is checked against the game
 SCENARIOS = ("basic", "advanced", "solo")
+BOT_LEVELS = ("heuristic", "search")
+"""The bots a page offers: the heuristic bot, and the searching bot as the strong one."""
 CHIT_ORDER = (*CHIT_TECHNIQUES, *WEAPON_CHITS)
 ANSWER_TECHNIQUES = ("fist", "kick", "mist", "monkey")
 
@@ -85,10 +87,27 @@ class KungFuSession(GameSession):
     seats = param.List(default=default_seats(), item_type=Seat, doc="The Terminators' and the Clone Master's seats.")
     selected = param.String(default="", doc="The selected figure")
     pace = param.Boolean(default=False, doc="Stop before each bot or dice action; step() plays one")
+    bot_level: param.Selector[str] = param.Selector(
+        objects=list(BOT_LEVELS), default="heuristic",
+        doc="How the bot seats play: the heuristic bot, or the searching bot (engine.kf2100.search) at its stated "
+            "budget; the Solo Clone Master always follows the seed's solo rules.")
     hand_over = param.Boolean(default=False, doc="Hot-seat: a side must take the screen before it acts")
     viewer = param.Integer(default=-1, bounds=(-1, 1), doc="The side looking at the screen (-1: nobody yet)")
     last_action = param.ClassSelector(class_=KFAction, default=None, allow_None=True,
                                       doc="The last action played, by anyone")
+
+    def _make_bots(self, game: KungFuGame) -> list[Policy]:
+        """The bots of the seats at ``bot_level`` (the Solo Clone Master: the seed's automaton whatever the level)."""
+        from engine.kf2100.tournament import make_bot
+
+        cm = "heuristic" if game.solo else self.bot_level
+        return [make_bot(self.bot_level, 0, game), make_bot(cm, 1, game)]
+
+    @param.depends("bot_level", watch=True)
+    def _new_bot_level(self) -> None:
+        self.bots = self._make_bots(self.state.game)
+        self.notice = Notice(f"The bots now play as the {self.bot_level} bot"
+                             + (" (the Solo Clone Master keeps the seed's rules)." if self.state.game.solo else "."))
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -166,7 +185,7 @@ class KungFuSession(GameSession):
         with param.parameterized.batch_call_watchers(self):
             self.game_number += 1
             self.scenario, self.terminator_levels, self.seats = scenario, dict(levels), seats
-            self.bots = [HeuristicBot(0), HeuristicBot(1, solo=game.solo)]
+            self.bots = self._make_bots(game)
             self.selected = ""
             self.moves = []
             self.last_action = None
@@ -547,7 +566,7 @@ class KungFuSession(GameSession):
         self.scenario = game.scenario.key
         self.terminator_levels = {k: list(v) for k, v in game.terminator_levels.items()}
         self.seats = extra["seats"]
-        self.bots = [HeuristicBot(0), HeuristicBot(1, solo=game.solo)]
+        self.bots = self._make_bots(game)
         self.selected = ""
         self.moves = []
         self.last_action = None

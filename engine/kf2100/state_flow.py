@@ -231,20 +231,27 @@ class FlowRules(CombatRules):
 
     def solo_points(self) -> tuple[int, int]:
         """(Terminator points, Clone Master points) by the solo scenario's scoring."""
+        lines = self.solo_score()
+        return (sum(p for side, _, _, p in lines if side == TERMINATORS),
+                sum(p for side, _, _, p in lines if side == CLONE_MASTER))
+
+    def solo_score(self) -> list[tuple[int, str, int, int]]:
+        """The solo scoring line by line: (side, what, how many, points), every line the scenario scores, so a
+        victory screen shows how the points were made."""
         pts = self.game.book.scenarios.solo_points
         cm_dead = self.figs["CM"].status == "dead"
         smashed = sum(1 for alive in self.equipment.values() if not alive)
         jellies = sum(1 for f in self.figs.values() if f.kind == "jelly" and f.status == "dead")
-        t = pts["clone_master"] * cm_dead + pts["equipment"] * smashed + pts["jelly"] * jellies
-        if cm_dead and smashed == len(self.equipment):
-            t += pts["everything_bonus"]
-        cm = 0
-        for f in self.terminators():
-            if f.status == "dead":
-                cm += pts["terminator_killed"]
-            elif f.status != "escaped" and self.phase == "over":
-                cm += pts["terminator_recaptured"]
-        return t, cm
+        everything = int(cm_dead and smashed == len(self.equipment))
+        killed = sum(1 for f in self.terminators() if f.status == "dead")
+        recaptured = sum(1 for f in self.terminators() if f.status not in ("dead", "escaped") and self.phase == "over")
+        return [(TERMINATORS, "the Clone Master killed", int(cm_dead), pts["clone_master"] * cm_dead),
+                (TERMINATORS, "vital equipment destroyed", smashed, pts["equipment"] * smashed),
+                (TERMINATORS, "Jellies killed", jellies, pts["jelly"] * jellies),
+                (TERMINATORS, "everything destroyed (bonus)", everything, pts["everything_bonus"] * everything),
+                (CLONE_MASTER, "Terminators killed", killed, pts["terminator_killed"] * killed),
+                (CLONE_MASTER, "Terminators recaptured (still in the lair at the end)", recaptured,
+                 pts["terminator_recaptured"] * recaptured)]
 
     def returns(self) -> list[float]:
         if self.phase != "over":

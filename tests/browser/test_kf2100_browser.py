@@ -18,6 +18,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from apps import kf2100
+from apps.kf2100 import game_theory
 from apps.kf2100.lair import levels_text
 from engine.core import dump_state
 from engine.core.session import Level
@@ -190,6 +191,11 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
     expect(page.get_by_text("Chance to hit, by the answer given")).to_be_visible(timeout=WAIT)
     expect(page.locator("table.odds")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
     page.wait_for_function(f"() => ({CRT_OUTLINED})() == 6", timeout=WAIT)  # the kick's row of the CRT
+    # Beside the CRT, the exchange of T1 on J3 as a zero-sum game, solved exactly (value and both mixes).
+    [game] = game_theory.exchanges(s, ("T1", "kick"))
+    value = f"{game.value.numerator}/{game.value.denominator}" if game.value.denominator > 1 else str(game.value)
+    expect(page.locator(".exchange")).to_contain_text(f"T1 on J3: value {value}", timeout=WAIT)
+    expect(page.locator(".exchange")).to_contain_text("Attacker's minimax mix", timeout=WAIT)
     shot(page, "4_combat_armed", "Combat: Attack")
     rolls = len(s.log)
     click_until(page, lambda: click_figure(page, dash, "J3"),
@@ -358,4 +364,32 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     click_until(page, lambda: click_square(page, first, step),
                 lambda: s.state.figs["J1"].pos == s.game.board.square(step))
     other.close()
+    assert console_errors == [] and server_errors == []
+
+
+def test_a_finished_game_ends_on_its_victory_screen(page, serve_app, console_errors, server_errors, tmp_path):
+    from apps.kf2100 import victory
+    from engine.core import play_game
+    from engine.core.rng import make_rng
+    from engine.kf2100.bots import HeuristicBot
+
+    game = KungFuGame("solo")
+    end = play_game(game.new_initial_state(make_rng(3)), [HeuristicBot(0), HeuristicBot(1, solo=True)], make_rng(3))
+    done = tmp_path / "finished.json"
+    done.write_text(dump_state(end))
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    choose_file(page, done)
+    until(lambda: dash.session.state.phase == "over", page)
+    t, c = end.solo_points()
+    expect(page.locator("h2.result")).to_have_text(victory.RESULTS[end.result], timeout=WAIT)
+    expect(page.get_by_text(f"Terminators {t} · Clone Master {c}")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_text("Solo score")).to_be_visible(timeout=WAIT)
+    shot(page, "7_victory")
+    # The rules and the CRT are at hand outside a combat too: a card that opens.
+    page.get_by_text("Rules and the CRT").click()
+    expect(page.get_by_text("whoever answered").first).to_be_visible(timeout=WAIT)
+    expect(page.locator("table.crt-reference")).to_contain_text("Lightning Kick", timeout=WAIT)
+    expect(page.get_by_text("Most points wins")).to_be_visible(timeout=WAIT)
+    shot(page, "8_reference")
     assert console_errors == [] and server_errors == []

@@ -286,3 +286,22 @@ def test_bots_only_game_ends_with_its_roll_log_and_a_final_notice():
     assert s.log == [e for e in s.state.log if "roll" in e]
     with pytest.raises(IllegalActionError, match="game is over"):
         s.play(End())
+
+
+def test_the_strong_bot_is_the_searching_bot_and_plays_legal_moves():
+    from engine.kf2100.bots import HeuristicBot
+    from engine.kf2100.search import SearchBot
+
+    s = session(BOT, BOT, seed=3)
+    assert all(isinstance(b, HeuristicBot) for b in s.bots)
+    s.bot_level = "search"
+    assert all(isinstance(b, SearchBot) for b in s.bots) and "search bot" in s.notice.text
+    for _ in range(12):
+        if s.state.is_terminal():
+            break
+        before = s.version
+        assert s.step() and s.version > before
+    s.new_game(4, scenario="solo", seats=[PERSON, BOT], terminator_levels={})
+    assert isinstance(s.bots[0], SearchBot) and isinstance(s.bots[1], HeuristicBot)  # the seed's solo automaton
+    with pytest.raises(ValueError):
+        s.bot_level = "oracle"

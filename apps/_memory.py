@@ -1,0 +1,128 @@
+"""What a served process holds: live sessions and objects by kind, for the soak and the closed-tab test.
+
+:func:`live_objects` collects garbage and counts the objects that a closed tab must not leave behind (Bokeh
+documents and server sessions, our game sessions, Panel components, Bokeh models, param watchers, HoloViews
+plots and streams, asyncio tasks, threads). A count that grows with every open/close cycle is a leak; one
+that stops growing is a cache.
+
+``dojo serve`` with ``TABLETOP_DOJO_MEMORY_REPORT=1`` in its environment also answers ``GET /memory-report``
+with these counts, its resident memory and live session count as JSON (:class:`MemoryReportHandler`), so the
+soak (:mod:`apps._soak`) can read them from outside. If the server was started with ``PYTHONTRACEMALLOC=N``
+(Python's own switch), ``?snapshot=NAME`` keeps a tracemalloc snapshot and ``?compare=NAME`` adds the
+allocations grown since it, grouped by traceback. Off by default: the report walks every object in the heap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import threading
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+import psutil
+import tornado.web
+
+REPORT_ENV = "TABLETOP_DOJO_MEMORY_REPORT"
+REPORT_PATH = "/memory-report"
+REPORT_HISTORY = 1000
+"""Sessions Panel records while reporting (``session_history``): the open-session count is read from them."""
+
+
+def _kinds() -> dict[str, type]:
+    """The kinds counted, by the name the report gives them (imported late: HoloViews is slow to import)."""
+    import bokeh.document
+    import bokeh.model
+    import bokeh.server.session
+    import holoviews.plotting.plot
+    import holoviews.streams
+    import param.parameterized
+
+    from engine.core.session import GameSession
+
+    return {
+        "documents": bokeh.document.Document,
+        "server sessions": bokeh.server.session.ServerSession,
+        "game sessions": GameSession,
+        "panel viewables": pn.viewable.Viewable,
+        "bokeh models": bokeh.model.Model,
+        "param watchers": param.parameterized.Watcher,
+        "holoviews plots": holoviews.plotting.plot.Plot,
+        "holoviews streams": holoviews.streams.Stream,
+        "asyncio tasks": asyncio.Task,
+    }
+
+
+def live_objects() -> dict[str, int]:
+    """After a full collection, how many objects of each kind are alive, and the running threads."""
+    kinds = _kinds()
+    gc.collect()
+    counts = dict.fromkeys(kinds, 0)
+    for obj in gc.get_objects():
+        for name, kind in kinds.items():
+            if isinstance(obj, kind):
+                counts[name] += 1
+    counts["threads"] = threading.active_count()
+    return counts
+
+
+def open_sessions() -> int:
+    """Sessions the server has begun and not yet ended (Panel's public session record; needs session_history)."""
+    return sum(1 for s in pn.state.session_info["sessions"].values() if s["ended"] is None)
+
+
+def resident_mb() -> float:
+    return psutil.Process().memory_info().rss / 1024 / 1024
+
+
+_snapshots: dict[str, tracemalloc.Snapshot] = {}
+
+
+def tracemalloc_growth(since: str, top: int = 15, frames: int = 12) -> list[dict[str, Any]]:
+    """The allocations grown since the snapshot named ``since``, largest first, grouped by traceback."""
+    if since not in _snapshots:
+        raise KeyError(f"no snapshot named {since!r}: take one with ?snapshot={since}")
+    now = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+    stats = now.compare_to(_snapshots[since], "traceback")
+    return [{"kib": round(s.size_diff / 1024, 1), "blocks": s.count_diff,
+             "traceback": s.traceback.format(limit=frames)} for s in stats[:top]]
+
+
+def report(snapshot: str | None = None, compare: str | None = None, objects: bool = True) -> dict[str, Any]:
+    """The served process's memory, live sessions and object counts (and tracemalloc figures if it traces);
+    without ``objects``, only the memory and the sessions (cheap enough to poll)."""
+    figures: dict[str, Any] = {"rss_mb": round(resident_mb(), 1), "open sessions": open_sessions(),
+                               "tracing": tracemalloc.is_tracing()}
+    if objects:
+        figures["objects"] = live_objects()
+    if tracemalloc.is_tracing():
+        figures["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1024 / 1024, 1)
+        if compare:
+            figures["growth"] = tracemalloc_growth(compare)
+        if snapshot:
+            _snapshots[snapshot] = tracemalloc.take_snapshot().filter_traces(
+                [tracemalloc.Filter(False, tracemalloc.__file__)])
+    return figures
+
+
+class MemoryReportHandler(tornado.web.RequestHandler):
+    """``GET /memory-report[?snapshot=NAME][&compare=NAME][&objects=0]``: :func:`report` as JSON."""
+
+    def get(self) -> None:
+        try:
+            figures = report(self.get_argument("snapshot", None), self.get_argument("compare", None),
+                             objects=self.get_argument("objects", "1") != "0")
+        except KeyError as exc:
+            self.set_status(400)
+            figures = {"error": str(exc.args[0])}
+        self.set_header("Content-Type", "application/json")
+        self.write(json.dumps(figures))
+
+
+def report_patterns(environ: Callable[[str], str | None] = os.environ.get) -> list[tuple[str, type]]:
+    """The extra route ``dojo serve`` adds: the report when ``TABLETOP_DOJO_MEMORY_REPORT`` is set, else none."""
+    return [(REPORT_PATH, MemoryReportHandler)] if environ(REPORT_ENV) else []
