@@ -189,7 +189,7 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
     page.get_by_role("button", name="T1: Lightning Kick").click()
     until(lambda: dash.board.armed == ("T1", "kick"), page)
     expect(page.get_by_text("Chance to hit, by the answer given")).to_be_visible(timeout=WAIT)
-    expect(page.locator("table.odds")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
+    expect(page.locator("table.odds", has_text="→ J3")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
     page.wait_for_function(f"() => ({CRT_OUTLINED})() == 6", timeout=WAIT)  # the kick's row of the CRT
     # Beside the CRT, the exchange of T1 on J3 as a zero-sum game, solved exactly (value and both mixes).
     [game] = game_theory.exchanges(s, ("T1", "kick"))
