@@ -22,6 +22,9 @@ from engine.core.session import BOT, PERSON, Level, Notice
 from engine.kf2100.session import SCENARIOS, KungFuSession
 from engine.kf2100.state import PLAYER_NAMES
 
+UNDO = views.Choice("Take back the last move", command="undo")
+"""Shown while the last move of the phase can be taken back (no die rolled, nothing revealed since)."""
+
 
 class DecisionPanel(pn.viewable.Viewer):
     """The choices of the step in view as buttons (moves, placements and targets are clicks on the board)."""
@@ -50,7 +53,8 @@ class DecisionPanel(pn.viewable.Viewer):
             else:
                 out.append(note(text))
         buttons: dict[views.Choice, pn.widgets.Button] = {}
-        for row in d.rows:
+        rows = [*d.rows, (UNDO,)] if self.session.can_undo() else d.rows
+        for row in rows:
             widgets = []
             for choice in row:
                 # a button shown before is kept, so a click already on its way lands when the panel is redrawn
@@ -79,6 +83,8 @@ class DecisionPanel(pn.viewable.Viewer):
             return True
         if choice.command == "auto_setup":
             return s.auto_setup()
+        if choice.command == "undo":
+            return s.undo()
         if choice.command == "take_screen":
             return s.handover is not None and s.take_screen(s.handover)
         assert choice.action is not None

@@ -51,7 +51,7 @@ class Choice:
     action: KFAction | None = None
     primary: bool = False
     arm: tuple[str, str] | None = None
-    command: str = ""  # a session command without an action: "auto_setup", "take_screen"
+    command: str = ""  # a session command without an action: "auto_setup", "take_screen", "undo"
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,8 @@ class KungFuSession(GameSession):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.moves: list[tuple[str, str, str]] = []  # the last moves: (figure, from, to), for the board's trail
+        # Moves that can be taken back: (the state before, the trail before, the state the move made).
+        self._undo: list[tuple[KungFuState, list[tuple[str, str, str]], KungFuState]] = []
         self.combat_log_start = 0  # where the combat being fought begins in the state's log (its exchange so far)
         self._combat_seen: tuple[Any, ...] | None = None
         if self.state is None:
@@ -216,11 +218,38 @@ class KungFuSession(GameSession):
             reason = f"{str(action)[:40]} is not a move of this game ({type(exc).__name__})"
         if reason is not None:
             raise IllegalActionError(reason)
+        before, moves, dice = self.state, list(self.moves), self.rng.bit_generator.state
         trial = self.state.clone()
         self.moves = []
         self._apply(trial, action)
         self._play_on(trial)
         self._publish(trial, "")
+        # A move can be taken back while its phase lasts, no die was rolled since (the generator is where it
+        # was) and nothing was revealed or happened (the game's log is as it was: a room entered logs the
+        # counters it turned face up).
+        if (isinstance(action, Move) and trial.phase == before.phase and len(trial.log) == len(before.log)
+                and self.rng.bit_generator.state == dice):
+            chain = self._undo if self._undo and self._undo[-1][2] is before else []
+            self._undo = [*chain, (before, moves, trial)]
+        else:
+            self._undo = []
+
+    def can_undo(self) -> bool:
+        """Whether the last move can be taken back (see :meth:`undo`)."""
+        return bool(self._undo) and self._undo[-1][2] is self.state
+
+    def undo(self) -> bool:
+        """Take back the last move of this phase, if no die was rolled and nothing hidden was revealed since; a
+        refusal says why and changes nothing."""
+        if not self.can_undo():
+            self._undo = []
+            self.refuse("there is no move to take back: only a move of this phase, before any die is rolled or "
+                        "anything hidden is revealed")
+            return False
+        before, moves, _after = self._undo.pop()
+        self.moves = moves
+        self._publish(before, "Move taken back.")
+        return True
 
     def _check_screen(self) -> None:
         if self.handover is not None:

@@ -169,6 +169,14 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
     click_until(page, lambda: click_square(page, dash, "e4"),
                 lambda: s.state.figs["T1"].pos == s.game.board.square("e4"))
     assert s.state.figs["T1"].mp == mp - cost
+    # A move inside the room is taken back (no die rolled, nothing revealed), then made again.
+    assert s.can_undo()
+    page.get_by_role("button", name="Take back the last move").click()
+    until(lambda: s.state.figs["T1"].pos == s.game.board.square("c3") and s.state.figs["T1"].mp == mp, page)
+    expect(page.get_by_text("Move taken back.").first).to_be_visible(timeout=WAIT)
+    click_until(page, lambda: click_figure(page, dash, "T1"), lambda: s.selected == "T1")
+    click_until(page, lambda: click_square(page, dash, "e4"),
+                lambda: s.state.figs["T1"].pos == s.game.board.square("e4"))
     shot(page, "3_t1_entered")
 
     # A combat against the bot, loaded from a saved position: T1 next to Jelly J3.

@@ -305,3 +305,34 @@ def test_the_strong_bot_is_the_searching_bot_and_plays_legal_moves():
     assert isinstance(s.bots[0], SearchBot) and isinstance(s.bots[1], HeuristicBot)  # the seed's solo automaton
     with pytest.raises(ValueError):
         s.bot_level = "oracle"
+
+
+def _moving() -> KungFuSession:
+    return at(session(), skirmish(KungFuGame("basic"), {"T1": "n9", "J3": "o3"}, phase="move1"))
+
+
+def test_a_move_is_taken_back_step_by_step_while_nothing_is_rolled_or_revealed():
+    s = _moving()
+    start = s.save()
+    assert not s.can_undo() and not s.undo() and s.notice.level is Level.WARNING and s.save() == start
+    assert s.move("o9", "T1")
+    after_one = s.save()
+    assert s.move("o8", "T1") and s.can_undo()
+    version = s.version
+    assert s.undo() and s.version > version and s.save() == after_one and "taken back" in s.notice.text
+    assert s.undo() and s.save() == start and s.state.figs["T1"].mp == skirmish(
+        KungFuGame("basic"), {"T1": "n9", "J3": "o3"}, phase="move1").figs["T1"].mp
+    assert not s.undo() and s.save() == start
+
+
+def test_no_taking_back_after_a_reveal_or_another_kind_of_move():
+    s = at(session(), skirmish(KungFuGame("basic"), {"T1": "n9", "J3": "o3"}, phase="move1"))
+    assert s.move("o9", "T1") and s.can_undo()
+    s.play(End())  # the phase ends: its moves stand
+    assert not s.can_undo() and not s.undo() and "no move to take back" in s.notice.text
+    # Coming into the lair (the kitchen's counters turned face up, an event of the game) stands.
+    t = KungFuSession(seed=2, seats=default_seats(PERSON, BOT))
+    _entered(t)
+    log = len(t.state.log)
+    assert t.move("c3", "T1") and len(t.state.log) > log
+    assert not t.can_undo() and not t.undo()
