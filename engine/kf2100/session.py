@@ -223,16 +223,16 @@ class KungFuSession(GameSession):
         self.moves = []
         self._apply(trial, action)
         self._play_on(trial)
-        self._publish(trial, "")
         # A move can be taken back while its phase lasts, no die was rolled since (the generator is where it
         # was) and nothing was revealed or happened (the game's log is as it was: a room entered logs the
-        # counters it turned face up).
+        # counters it turned face up). Judged before the views hear of the move (they may draw on the generator).
         if (isinstance(action, Move) and trial.phase == before.phase and len(trial.log) == len(before.log)
                 and self.rng.bit_generator.state == dice):
             chain = self._undo if self._undo and self._undo[-1][2] is before else []
             self._undo = [*chain, (before, moves, trial)]
         else:
             self._undo = []
+        self._publish(trial, "")
 
     def can_undo(self) -> bool:
         """Whether the last move can be taken back (see :meth:`undo`)."""
