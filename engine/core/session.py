@@ -83,6 +83,8 @@ class GameSession(param.Parameterized):
     FORMAT_VERSION: ClassVar[int]
     GAME: ClassVar[type[Game]]
     WHAT: ClassVar[str]
+    #: What a player calls one game of it, for the notices ("game"; a Kung-Fu Zoo "battle").
+    GAME_WORD: ClassVar[str] = "game"
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)  # type: ignore[no-untyped-call]  # param's own __init__ is not annotated
@@ -128,6 +130,15 @@ class GameSession(param.Parameterized):
         """The whole session as JSON: the checksummed game, the generator, the seed, the log, the game's extras."""
         return dump_session(self.FORMAT, self.FORMAT_VERSION, self.state, self.rng, self.seed, self.log,
                             default=self._json_default, **self._save_extra())
+
+    def try_load(self, text: str | bytes) -> bool:
+        """Load a file for a view: a refused one says why in a danger notice, and the game goes on."""
+        try:
+            self.load(text)
+        except StateFormatError as exc:
+            self.notice = Notice(f"Could not load: {exc}. Your {self.GAME_WORD} goes on.", Level.DANGER)
+            return False
+        return True
 
     def load(self, text: str | bytes) -> None:
         """Replace the game with a saved one. Everything is checked before anything changes: a bad file raises

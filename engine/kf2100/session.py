@@ -416,15 +416,6 @@ class KungFuSession(GameSession):
     def lose(self, figure: str, technique: str) -> bool:
         return self.attempt(self.play, Lose(figure.upper(), technique))
 
-    def try_load(self, text: str | bytes) -> bool:
-        """Load a file for a view: a refused one says why in a notice, and the game goes on."""
-        try:
-            self.load(text)
-        except StateFormatError as exc:
-            self.notice = Notice(f"Could not load: {exc}. Your game goes on.", Level.DANGER)
-            return False
-        return True
-
     # --- what to show -----------------------------------------------------------------------------------
     def legal(self) -> list[KFAction]:
         """The moves of the person to decide now (none while a bot, the dice or a hand-over is due)."""

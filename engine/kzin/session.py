@@ -458,15 +458,6 @@ class KzinSession(GameSession):
             return asdict(obj)
         raise TypeError(f"cannot save {type(obj).__name__}")
 
-    def try_load(self, text: str | bytes) -> bool:
-        """Load a file for a view: a refused one says why in a notice, and the game goes on."""
-        try:
-            self.load(text)
-        except StateFormatError as exc:
-            self.notice = Notice(f"Could not load: {exc}. Your game goes on.", Level.DANGER)
-            return False
-        return True
-
     # --- internals ----------------------------------------------------------------------------
     def _uncommitted(self, kind: int) -> int:
         return self.state.uncommitted()[kind]

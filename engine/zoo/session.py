@@ -130,6 +130,7 @@ class ZooSession(GameSession):
     FORMAT = SESSION_FORMAT
     FORMAT_VERSION = SESSION_VERSION
     GAME = ZooGame
+    GAME_WORD = "battle"
     WHAT = "saved Kung-Fu Zoo session"
 
     mode: param.Selector[str] = param.Selector(default="cage", objects=list(MODES), doc="Cage Battle or Points Battle.")
@@ -647,11 +648,8 @@ class ZooSession(GameSession):
         self._reset_proposal()
 
     def try_load(self, text: str | bytes) -> bool:
-        """Load a file for a view: a refused one says why in a notice, and the battle goes on."""
-        try:
-            self.load(text)
-        except StateFormatError as exc:
-            self.notice = Notice(f"Could not load: {exc}. Your battle goes on.", Level.DANGER)
+        """Load a file for a view (see GameSession.try_load); a loaded one says so with the next move."""
+        if not super().try_load(text):
             return False
         self.notice = Notice("Battle loaded. " + self.prompt())
         return True
