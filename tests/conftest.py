@@ -96,8 +96,19 @@ def serve_app() -> Iterator[Callable[..., str]]:
         wait_until_live(url)
         return url
 
+    import threading
+
+    from panel.io.threads import StoppableThread
+
+    before = set(threading.enumerate())
     yield _serve
     pn.state.kill_all_servers()  # not thread.stop() as well: that raises "Thread already stopping"
+    # Wait for the servers' threads to end: a server thread still handling a session holds its document on
+    # Bokeh's process-wide current-document stack, where a page built by the next test (outside any server)
+    # would find it and take itself for served.
+    for thread in set(threading.enumerate()) - before:
+        if isinstance(thread, StoppableThread):
+            thread.join(timeout=15)
 
 
 @pytest.fixture(scope="module")
