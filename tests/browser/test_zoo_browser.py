@@ -412,12 +412,16 @@ def test_a_stunned_die_keeps_its_hatch_while_it_moves(page, serve_app, console_e
     i = board["id"].index("C1")
     assert board["alpha"][i] == 0 and board["halpha"][i] == 0  # nothing left behind on the board layer
     until(lambda: dash.arena.settled(), page, timeout=60)
-    board = drawn(page, "dice")
-    i = board["id"].index("C1")
     c1 = s.state.dice["C1"]
-    if c1.status == "arena":
-        assert (board["x"][i], board["y"][i]) == (pytest.approx(c1.x), pytest.approx(c1.y))
-        assert (board["halpha"][i] > 0) is (c1.face == "feet")
+    if c1.status == "arena":  # the board layer shows the final position and its hatch once the browser has it
+
+        def final_board() -> bool:
+            board = drawn(page, "dice")
+            i = board["id"].index("C1")
+            return ((board["x"][i], board["y"][i]) == (pytest.approx(c1.x), pytest.approx(c1.y))
+                    and (board["halpha"][i] > 0) is (c1.face == "feet"))
+
+        until(final_board, page)
     assert console_errors == []
 
 
