@@ -128,6 +128,8 @@ def zoo_benchmark(repeats: int = 10) -> list[tuple[str, float]]:
                 rows.append((name, v))
         return rows
 
+    return asyncio.run(run())
+
 
 def kf2100_benchmark(repeats: int = 20) -> list[tuple[str, float]]:
     """Server-side milliseconds of a board click (select a Terminator, move it), of a decision button and of one

@@ -386,3 +386,14 @@ def test_the_bot_plays_its_seat_on_the_page_and_waits_for_a_result_to_be_seen() 
     before = len(s.log)
     run(p.bots._turn())
     assert len(s.log) == before  # the result is shown first
+
+
+def test_the_benchmark_prints_its_figures(capsys):
+    """``python -m apps._bench`` prints the Zoo's clicks, odds and heat-map times (it once printed only a title)."""
+    from apps._bench import BENCHMARKS
+
+    rows = BENCHMARKS["zoo"](repeats=1)
+    out = capsys.readouterr().out
+    names = {name for name, _ in rows}
+    assert {"zoo commit + derived views, median", "zoo odds, all 500 flicks, median s"} <= names
+    assert all(v > 0 for _, v in rows) and "zoo heat map, all cells, worst s" in out
