@@ -35,8 +35,20 @@ def routes(games: Sequence[GameApp] | None = None) -> dict[str, Callable[[], Any
 
     table: dict[str, Callable[[], Any]] = {"/": landing_page, "experiments": experiments_page}
     for game in games:
-        table[game.slug] = game.create_table_app or game.create_app  # a game played at tables: its table page
+        # a game played at tables: its table page (always served); otherwise its page, told that it is served
+        table[game.slug] = game.create_table_app or served_page(game.create_app)
     return table
+
+
+def served_page(create_app: Callable[..., Any]) -> Callable[[], Any]:
+    """``create_app`` as a server's factory: the page is told that it is served (it autosaves, animates, paces
+    bots) instead of guessing it from the current document, which outside a server falls back to Bokeh's
+    process-wide one (a test process serving other pages would make a plain page take itself for served)."""
+
+    def page() -> Any:
+        return create_app(served=True)
+
+    return page
 
 
 def titles(games: Sequence[GameApp]) -> dict[str, str]:

@@ -15,8 +15,8 @@ TITLE = "{title}"
 DESCRIPTION = "{description}"
 ORDER = {order}
 
-def create_app():
-    return {{"fresh": []}}
+def create_app(served=False):
+    return {{"fresh": [], "served": served}}
 '''
 
 
@@ -95,7 +95,8 @@ def test_routes_serve_the_landing_page_at_root_and_each_game_at_its_slug(make_pa
     games = discover_games(fake_apps(make_package))
     table = server.routes(games)
     assert list(table) == ["/", "experiments", "alpha", "beta", "zebra"]
-    assert table["zebra"] is games[2].create_app
+    assert table["zebra"]() == {"fresh": [], "served": True}  # the server tells the page it is served
+    assert games[2].create_app() == {"fresh": [], "served": False}  # a notebook's page is not
     page = table["/"]()
     assert "Zebra Cup" in page.select(pn.pane.Markdown)[1].object
     assert set(server.titles(games)) == set(table)

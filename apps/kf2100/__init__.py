@@ -8,8 +8,6 @@ and what they show is computed by the pure functions of :mod:`apps.kf2100.views`
 
 from __future__ import annotations
 
-import panel as pn
-
 from apps.kf2100.page import TITLE, KungFuPage
 from engine.kf2100.session import KungFuSession
 
@@ -18,12 +16,9 @@ DESCRIPTION = ("Terminators storm the Clone Master's lair on a clickable map: ho
 ORDER = 2
 
 
-def create_app(served: bool | None = None) -> KungFuPage:
-    """A new session and page; ``served`` defaults to whether a server is building the page (a served page paces
-    the bots' turns and autosaves; a notebook cell plays the bots at once and keeps nothing on disk)."""
-    if served is None:
-        doc = pn.state.curdoc
-        served = doc is not None and doc.session_context is not None
+def create_app(served: bool = False) -> KungFuPage:
+    """A new session and page; a served page (``dojo serve`` says so) paces the bots' turns and autosaves, a
+    notebook cell plays the bots at once and keeps nothing on disk."""
     return KungFuPage(session=KungFuSession(hand_over=True, pace=served), served=served)
 
 

@@ -16,13 +16,10 @@ DESCRIPTION = "Hold off the Kzinti from Earth to their Home Worlds, with the exa
 ORDER = 1
 
 
-def create_app(autosave: bool | None = None) -> KzinPage:
-    """A new session and page; ``autosave`` defaults to whether a server is building the page (a notebook
-    cell keeps nothing on disk)."""
-    if autosave is None:
-        doc = pn.state.curdoc
-        autosave = doc is not None and doc.session_context is not None
-    return KzinPage(autosave=autosave)
+def create_app(served: bool = False) -> KzinPage:
+    """A new session and page; a served page (``dojo serve`` says so) keeps its game on disk, a notebook cell
+    keeps nothing."""
+    return KzinPage(autosave=served)
 
 
 def create_table_app() -> pn.viewable.Viewable:

@@ -9,20 +9,15 @@ the controls (:mod:`apps.zoo.controls`), and the texts, pure functions of the se
 
 from __future__ import annotations
 
-import panel as pn
-
 from apps.zoo.page import TITLE, ZooPage
 
 DESCRIPTION = "Flick animal dice into the cages: drag the flick on the arena and see its odds before you commit."
 ORDER = 3
 
 
-def create_app(served: bool | None = None) -> ZooPage:
-    """A new session and page; ``served`` (flicks animate in the browser, the game is autosaved) defaults to
-    whether a server is building the page (a notebook cell keeps nothing on disk)."""
-    if served is None:
-        doc = pn.state.curdoc
-        served = doc is not None and doc.session_context is not None
+def create_app(served: bool = False) -> ZooPage:
+    """A new session and page; on a served page (``dojo serve`` says so) flicks animate in the browser and the
+    game is autosaved; a notebook cell keeps nothing on disk."""
     return ZooPage(served=served)
 
 

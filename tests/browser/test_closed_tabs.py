@@ -38,7 +38,7 @@ def test_closed_tabs_and_plain_gets_leave_nothing_behind(browser, serve_app, gam
     kept: list[weakref.ref] = []
 
     def factory() -> Any:
-        page = module.create_app()
+        page = module.create_app(served=True)
         kept.append(weakref.ref(page))
         if getattr(page, "dashboard", None) is not None:
             kept.append(weakref.ref(page.dashboard))
