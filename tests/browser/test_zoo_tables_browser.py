@@ -209,3 +209,40 @@ def test_four_players_at_one_table_see_every_flick_play_out_and_act_only_for_the
     for ctx in contexts:
         ctx.close()
     assert server_errors == []
+
+
+def test_the_odds_of_the_aimed_flick_follow_on_another_players_page(serve_app, browser, server_errors):
+    """Each page works out the odds of the aim it shows (as ``dojo serve`` builds the page): P1 aims, and P2's page
+    comes to the same 500-flick estimate of that very flick, its heat map with it."""
+    from apps import zoo as zoo_app
+
+    folder = data_dir()
+    use_registry(TableRegistry(folder / "tables", {"zoo": ZOO_TABLE}, Sealer.in_folder(folder)))
+    pages: list[TablePage] = []
+
+    def zoo() -> object:
+        page = zoo_app.create_table_app()
+        pages.append(page)
+        return page
+
+    url = serve_app({"zoo": zoo}, session_history=-1)
+    contexts = [browser.new_context() for _ in range(2)]
+    tabs = [ctx.new_page() for ctx in contexts]
+    mine = open_page(tabs[0], url + "zoo", pages)
+    expect(tabs[0]).to_have_url(re.compile(r"table="), timeout=WAIT * 1000)
+    theirs = open_page(tabs[1], f"{tabs[0].url}&seat={quote(SEATS[1])}", pages)
+    s = mine.table.session
+    click(tabs[0], -10.0, 150.0)
+    wait_for(lambda: s.spot == "W-dot", tabs[0], timeout=WAIT)
+    flick = str(s.proposed_flick())
+    for view, tab in ((mine, tabs[0]), (theirs, tabs[1])):
+        odds = view.game.odds
+        wait_for(lambda o=odds: o.odds_for(flick) is not None and o.odds.samples == 500 and not o.busy, tab,
+                 timeout=90)
+        expect(tab.locator(".odds-n")).to_contain_text("500 simulated flicks", timeout=WAIT * 1000)
+    a, b = mine.game.odds.odds, theirs.game.odds.odds
+    assert a.cage_opponent.value == b.cage_opponent.value and a.lose_own.value == b.lose_own.value
+    wait_for(lambda: theirs.game.odds.mapped > 0, tabs[1], timeout=90)
+    for ctx in contexts:
+        ctx.close()
+    assert server_errors == []

@@ -186,3 +186,20 @@ def test_the_tables_bot_waits_for_the_rounds_result_and_next_round_wakes_it(regi
     assert not s.bot_to_move() and len(s.log) == 2  # the players have not seen the result: the bot waits
     assert s.next_round()
     assert len(s.log) == 3 and s.log[-1]["player"] == 1 and s.state.current_player() == 0
+
+
+def test_a_closed_page_leaves_no_watcher_on_the_tables_battle(registry):
+    """The battle outlives every page of it: a closed page's arena, odds, controls and seat sync let go of it."""
+    from apps._tables import watchers_of
+
+    table = registry.create("zoo", new_token())
+    first = TablePage(new_token(), zoo_page, table=table)
+    baseline = len(watchers_of(table))
+    pages = [TablePage(new_token(), zoo_page, table=table) for _ in range(3)]
+    assert len(watchers_of(table)) > baseline
+    for page in pages:
+        page.close()
+    assert len(watchers_of(table)) == baseline
+    flick(table.session)  # the battle goes on for the page still open
+    assert first.game.arena.shown == table.session.version
+    first.close()
