@@ -246,3 +246,30 @@ def test_the_odds_of_the_aimed_flick_follow_on_another_players_page(serve_app, b
     for ctx in contexts:
         ctx.close()
     assert server_errors == []
+
+
+def test_a_seat_handed_to_the_bot_answers_once_the_flick_has_played_out_on_every_page(tables, browser,
+                                                                                      server_errors):
+    url, pages = tables
+    contexts = [browser.new_context() for _ in range(2)]
+    tabs = [ctx.new_page() for ctx in contexts]
+    mine = open_page(tabs[0], url + "zoo", pages)
+    expect(tabs[0]).to_have_url(re.compile(r"table="), timeout=WAIT * 1000)
+    watching = open_page(tabs[1], tabs[0].url, pages)
+    table, s = mine.table, mine.table.session
+    tabs[0].get_by_role("button", name=f"Take the {SEATS[1]}' seat").click()  # P1 holds both, then hands P2 over
+    wait_for(lambda: table.seats_of(token(contexts[0])) == list(SEATS[:2]), tabs[0], timeout=WAIT)
+    tabs[0].get_by_role("button", name=f"Hand the {SEATS[1]} to a bot").click()
+    wait_for(lambda: table.seats[SEATS[1]] == "bot" and s.seats[1].kind == "bot", tabs[0], timeout=WAIT)
+    shows(tabs[1], f"{SEATS[1]}: a bot")
+    wait_for(lambda: mine.game.flick.can_commit(), tabs[0], timeout=WAIT)
+    tabs[0].get_by_role("button", name="Commit flick").click()
+    wait_for(lambda: len(s.log) == 2, tabs[0], timeout=WAIT)
+    wait_for(lambda: len(s.log) == 3, tabs[0], timeout=60)
+    assert s.log[2]["player"] == 1 and s.log[2]["text"].startswith("flick E")
+    for tab, view in ((tabs[0], mine), (tabs[1], watching)):  # two whole animations: the bot did not cut the first
+        wait_for(lambda a=view.game.arena: len(a.fps_log) == 2 and a.shown == s.version, tab, timeout=WAIT)
+        shows(tab, "P1 (Crocodile) to make a flick")
+    for ctx in contexts:
+        ctx.close()
+    assert server_errors == []
