@@ -26,7 +26,7 @@ def create_app(served: bool | None = None) -> ZooPage:
     return ZooPage(served=served)
 
 
-def create_table_app() -> pn.viewable.Viewable:
+def create_table_app() -> object:
     """The page of a Kung-Fu Zoo table (what ``dojo serve`` shows at ``/zoo``): the table of ``?table=``, or a new
     one. Its maker chooses the number of teams (2 to 4, Players and New game); each browser takes one team's seat
     (one browser may hold them all: the hot-seat game), and every flick animates on every page at the table."""
