@@ -21,4 +21,14 @@ def create_app(served: bool = False) -> ZooPage:
     return ZooPage(served=served)
 
 
-__all__ = ["DESCRIPTION", "ORDER", "TITLE", "ZooPage", "create_app"]
+def create_table_app() -> object:
+    """The page of a Kung-Fu Zoo table (what ``dojo serve`` shows at ``/zoo``): the table of ``?table=``, or a new
+    one. The number of teams (2 to 4) is set in its Game box, Players then New game, by its maker (or any player at
+    it); each browser takes one team's seat (one browser may hold them all: the hot-seat game), and every flick
+    animates on every page at the table."""
+    from apps._tables import table_page
+
+    return table_page("zoo", lambda session, may_act: ZooPage(session=session, served=True, may_act=may_act))
+
+
+__all__ = ["DESCRIPTION", "ORDER", "TITLE", "ZooPage", "create_app", "create_table_app"]

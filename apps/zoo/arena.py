@@ -23,6 +23,7 @@ import param
 from bokeh.events import DoubleTap, PanEnd, PanStart, Tap
 from bokeh.models import ColumnDataSource, CustomJS
 from bokeh.plotting import figure
+from panel.io.state import set_curdoc
 
 from apps.commands import on_page
 from apps.zoo import adapter as za
@@ -112,6 +113,7 @@ class Arena(pn.viewable.Viewer):
     animating = param.Boolean(default=False, doc="A flick is playing out in the browser.")
     shown = param.Integer(default=-1, doc="The session version the page shows (held back while a flick plays).")
     last_fps = param.Number(default=None, allow_None=True, doc="Frame rate of the last animation in the browser.")
+    may_act = param.Callable(default=None, doc="At a table: asked before a click or a drag changes the battle.")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -216,6 +218,8 @@ class Arena(pn.viewable.Viewer):
         """A click on the arena: place a die knocked out, choose a die, or choose a launch spot on a rail (off
         the dot only once the Ambush is armed: the click itself never arms it)."""
         s = self.session
+        if self.may_act is not None and not self.may_act():
+            return False
         if not self.settled():
             s.refuse("Wait for the flick to finish rolling.")
             return False
@@ -243,6 +247,8 @@ class Arena(pn.viewable.Viewer):
     def pan_end(self, x: float, y: float) -> bool:
         """Releasing a drag proposes the flick it draws."""
         start, self._pan_start = self._pan_start, None
+        if start is not None and self.may_act is not None and not self.may_act():
+            return False
         if start is None or not self.settled() or self.session.round_result is not None:
             return False
         return self.session.propose_vector(x - start[0], y - start[1])
@@ -258,11 +264,12 @@ class Arena(pn.viewable.Viewer):
     def _on_proposal(self, *_events: Any) -> None:
         self._redraw(lambda: None if self.animating else self.draw_proposal())
 
-    @staticmethod
-    def _redraw(fn: Any) -> None:
+    def _redraw(self, fn: Any) -> None:
         """Change the figure's sources under the document lock: on a served page on its next tick (a change may
-        come from an async task, which runs outside the lock), elsewhere at once."""
-        pn.state.execute(fn, schedule=True)
+        come from an async task, which runs outside the lock), elsewhere at once. On this arena's own page: at a
+        table the change may come from a click on another page, whose document is the current one."""
+        with set_curdoc(self.figure.document):
+            pn.state.execute(fn, schedule=True)
 
     def draw(self) -> None:
         """Everything the arena shows of the session as it is now."""

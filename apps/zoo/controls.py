@@ -4,13 +4,12 @@ and the game's controls.
 Each is a :class:`panel.viewable.Viewer` over the session. A widget that mirrors a session parameter (the die,
 the spot, the aim) is set from the session when it changes, and a player's change of it runs the session's
 command through :func:`apps.commands.on_page`; a refused command says why in the notice and the widget goes
-back to what the session holds.
+back to what the session holds. At a table each click first asks the page's ``may_act`` (see :func:`allowed`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import panel as pn
@@ -24,9 +23,18 @@ from apps.zoo.panels import OddsPanel
 from engine.core.session import BOT, PERSON, Level, Notice, Seat
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities
 from engine.zoo.session import ZooSession
+from engine.zoo.table import secret_seed
 
+MAY_ACT_DOC = ("At a table: asked before a click changes the battle; it says why not on this page (None: a "
+               "page of one's own).")
 MODES = {"Cage Battle": ("cage", False), "Points Battle": ("points", False), '"All Valley" Cage Battle': ("cage", True)}
 BUTTON_MARGIN = (22, 6, 4, 6)
+
+
+def allowed(may_act: Callable[..., bool] | None, move: bool = True) -> bool:
+    """Whether this page may act now: always on a page of one's own; at a table as its gate says (a move or
+    its aim is for the player to move; ``move=False``, a new game, a file or the odds' options, for any player)."""
+    return may_act is None or bool(may_act(move=move))
 
 
 def set_changed(widget: pn.viewable.Viewable, **values: Any) -> None:
@@ -57,6 +65,7 @@ class FlickControls(pn.viewable.Viewer):
     session = param.ClassSelector(class_=ZooSession)
     arena = param.ClassSelector(class_=Arena)
     odds = param.ClassSelector(class_=OddsPanel)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -81,12 +90,12 @@ class FlickControls(pn.viewable.Viewer):
         self.commit.on_click(on_page(self.commit_flick, s))
         self.pass_extra = pn.widgets.Button(label="Pass the extra flick", width=160, margin=BUTTON_MARGIN,
                                             visible=pn.bind(lambda *_: self._person_in("extra"), *turn))
-        self.pass_extra.on_click(on_page(s.pass_extra, s))
+        self.pass_extra.on_click(on_page(lambda: allowed(self.may_act) and s.pass_extra(), s))
         self.first = []
         for q in range(4):
             b = pn.widgets.Button(label=f"P{q + 1} starts", margin=(22, 4, 4, 4),
                                   visible=pn.bind(lambda *_, q=q: self._may_start(q), *turn))
-            b.on_click(on_page(partial(s.choose_first, q), s))
+            b.on_click(on_page(lambda q=q: allowed(self.may_act) and s.choose_first(q), s))
             self.first.append(b)
         s.param.watch(lambda *_e: self.follow(), [*PROPOSAL, "round_result"])
         a.param.watch(lambda *_e: self.follow(), ["shown"])  # a move: once the arena shows it
@@ -95,7 +104,8 @@ class FlickControls(pn.viewable.Viewer):
     def _on(self, widget: pn.widgets.Widget, command: Callable[[Any], Any]) -> None:
         def changed(event: Any) -> None:
             if not self._mirror.syncing:
-                on_page(lambda: command(event.new) is False and self.follow(), self.session)(event)
+                on_page(lambda: (not allowed(self.may_act) or command(event.new) is False) and self.follow(),
+                        self.session)(event)
 
         widget.param.watch(changed, "value")
 
@@ -147,6 +157,8 @@ class FlickControls(pn.viewable.Viewer):
     def commit_flick(self) -> bool:
         """Play the proposed flick; the odds shown for it go into its log entry."""
         s = self.session
+        if not allowed(self.may_act):
+            return False
         if not self.arena.settled():
             s.refuse("Wait for the flick to finish rolling.")
             return False
@@ -167,6 +179,7 @@ class Abilities(pn.viewable.Viewer):
 
     session = param.ClassSelector(class_=ZooSession)
     arena = param.ClassSelector(class_=Arena)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -202,6 +215,8 @@ class Abilities(pn.viewable.Viewer):
 
     def use(self) -> bool:
         s = self.session
+        if not allowed(self.may_act):
+            return False
         st = s.state
         if st.phase not in ("flick", "extra"):
             s.refuse("An ability is used on your own turn, before you flick.")
@@ -222,6 +237,7 @@ class RoundCard(pn.viewable.Viewer):
 
     session = param.ClassSelector(class_=ZooSession)
     arena = param.ClassSelector(class_=Arena)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -232,7 +248,7 @@ class RoundCard(pn.viewable.Viewer):
                                          s.param.round_result, a.param.animating, a.param.shown),
                                  sizing_mode="stretch_width", name="round-result")
         self.next = pn.widgets.Button(label="Next round", color="primary", margin=(4, 6), visible=shown)
-        self.next.on_click(on_page(s.next_round, s))
+        self.next.on_click(on_page(lambda: allowed(self.may_act, move=False) and s.next_round(), s))
         self._box = pn.Column(self.card, self.next, visible=shown, sizing_mode="stretch_width", margin=(0, 10))
 
     def __panel__(self) -> pn.viewable.Viewable:
@@ -244,6 +260,9 @@ class GameControls(pn.viewable.Viewer):
 
     session = param.ClassSelector(class_=ZooSession)
     autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
+    secret_seed = param.Boolean(default=False, doc="A table's battle: each new one is dealt from a fresh secret seed "
+                                "that no page shows (the seed and the log replay every flick's aim noise).")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -257,7 +276,8 @@ class GameControls(pn.viewable.Viewer):
                                         value=s.seats[q].kind if q < len(s.seats) else BOT, width=105,
                                         visible=pn.bind(lambda n, q=q: q < (n or 2), self.players))
                       for q in range(4)]
-        self.seed = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=100)
+        self.seed = pn.widgets.IntInput(label="Seed", value=None if self.secret_seed else s.seed, start=0, width=100,
+                                        visible=not self.secret_seed)
         self.new = pn.widgets.Button(label="New game", color="primary", margin=BUTTON_MARGIN)
         self.new.on_click(on_page(self.new_game))
         self.angle_sd = pn.widgets.FloatInput(label="Aim noise: angle sd (°)", value=s.aim_angle_sd, start=0, end=90,
@@ -271,9 +291,11 @@ class GameControls(pn.viewable.Viewer):
     def new_game(self) -> bool:
         """A new battle with the options in the controls; a bad field keeps the battle."""
         s = self.session
+        if not allowed(self.may_act, move=False):
+            return False
         mode, valley = MODES[self.mode.value]
         n = int(self.players.value or 2)
-        seed = self.seed.value
+        seed = secret_seed() if self.secret_seed else self.seed.value
         if seed is None or seed < 0:
             s.refuse("Enter a seed: a whole number from 0.")
             return False
@@ -292,6 +314,11 @@ class GameControls(pn.viewable.Viewer):
 
     def _set_noise(self) -> None:
         s = self.session
+        if (self.angle_sd.value, self.speed_sd.value) == (s.aim_angle_sd, s.aim_speed_sd):
+            return  # this page's inputs set back to the session's (below, or when another page changed them)
+        if not allowed(self.may_act, move=False):
+            self.angle_sd.value, self.speed_sd.value = s.aim_angle_sd, s.aim_speed_sd
+            return
         try:
             s.param.update(aim_angle_sd=float(self.angle_sd.value), aim_speed_sd=float(self.speed_sd.value))
         except (TypeError, ValueError) as exc:
@@ -305,13 +332,14 @@ class GameControls(pn.viewable.Viewer):
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved battle (a file's text, or the autosave); the controls then show its options."""
         s = self.session
-        if not s.try_load(text):
+        if not allowed(self.may_act, move=False) or not s.try_load(text):
             return False
         g = s.state.game
         self.mode.value = next(k for k, (m, v) in MODES.items() if m == g.mode and v == (g.all_valley and
                                                                                         g.players == 2))
         self.players.value = g.players
-        self.seed.value = s.seed
+        if not self.secret_seed:
+            self.seed.value = s.seed
         for q in range(g.players):
             self.teams[q].value = g.teams[q]
             self.seats[q].value = s.seats[q].kind

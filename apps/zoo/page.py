@@ -4,6 +4,11 @@
 bound to the session's parameters and to the arena's ``shown`` (the version the arena shows: while a flick
 plays out in the browser, the score, the turn and the log wait for it), so the same page is live in a served
 tab and in a notebook cell.
+
+At a table (``may_act`` given) every page is built over the table's one session: each page's arena animates a
+flick whoever made it, every click first asks ``may_act`` (a watcher, or a player out of turn, is refused on
+their own page and nothing changes), the table's driver plays its bots, its battles are dealt from secret seeds
+(no page shows the seed, the log's first line included), and the table's file is its autosave.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ class ZooPage(pn.viewable.Viewer):
     session = param.ClassSelector(class_=ZooSession, doc="The battle this page plays.")
     served = param.Boolean(default=False, doc="Built by a server: flicks animate, the game is kept on disk.")
     background = param.Boolean(default=True, doc="Odds, heat map and bots as the game goes (off: tests, benchmarks).")
+    may_act = param.Callable(default=None, doc="At a table: called (move=True for a move or its aim, False for a "
+                             "new game, a file or the aim noise) before a click changes the battle; it says why not "
+                             "on this page and returns False for a watcher or a player out of turn.")
 
     def __init__(self, **params: Any) -> None:
         if params.get("session") is None:
@@ -44,14 +52,35 @@ class ZooPage(pn.viewable.Viewer):
         super().__init__(**params)
         s = self.session
         s.odds_workers = 1  # never fork from the server's threads
-        self.arena = Arena(session=s, served=self.served)
+        table = self.may_act is not None
+        gate = {"may_act": self.may_act}
+        self.arena = Arena(session=s, served=self.served, **gate)
         self.odds = OddsPanel(session=s, arena=self.arena, background=self.background)
-        self.bots = BotPlayer(session=s, arena=self.arena, background=self.background)
-        self.flick = FlickControls(session=s, arena=self.arena, odds=self.odds)
-        self.abilities = Abilities(session=s, arena=self.arena)
-        self.result = RoundCard(session=s, arena=self.arena)
-        self.controls = GameControls(session=s, autosave=self.served)
+        # At a table the table's driver plays the bots, once for every page.
+        self.bots = BotPlayer(session=s, arena=self.arena, background=self.background and not table)
+        self.flick = FlickControls(session=s, arena=self.arena, odds=self.odds, **gate)
+        self.abilities = Abilities(session=s, arena=self.arena, **gate)
+        self.result = RoundCard(session=s, arena=self.arena, **gate)
+        self.controls = GameControls(session=s, autosave=self.served and not table, secret_seed=table, **gate)
+        if table:  # who plays each team is the table's: its seat bar takes, leaves or hands a seat to a bot
+            for w in self.controls.seats:
+                w.disabled = True
+            s.param.watch(lambda *_e: self._follow_seats(), ["seats"])
+            self._follow_seats()
         self._layout = self._build()
+
+    def _follow_seats(self) -> None:
+        for w, seat in zip(self.controls.seats, self.session.seats, strict=False):
+            w.value = seat.kind
+
+    def _log_frame(self, session: ZooSession) -> Any:
+        """The log as shown; at a table the first line (it names the secret seed) says only how the battle began."""
+        frame = views.log_frame(session)
+        if self.may_act is not None:
+            first = frame["move"].str.startswith("new ") & frame["player"].eq("")
+            frame.loc[first, "move"] = frame.loc[first, "move"].str.replace(r", seed \d+$", ", from a secret seed",
+                                                                           regex=True)
+        return frame
 
     def _shown(self, fn: Any) -> Any:
         """``fn(session)``, recomputed once the arena shows a new version (after the flick has played out)."""
@@ -66,7 +95,7 @@ class ZooPage(pn.viewable.Viewer):
         notice = html_pane(pn.bind(lambda n, *_: notice_html(n) if self.arena.settled() else "", s.param.notice,
                                    self.arena.param.animating, self.arena.param.shown),
                            stylesheets=[NOTICE_CSS], margin=(0, 10), sizing_mode="stretch_width", name="notice")
-        log = pn.pane.DataFrame(self._shown(views.log_frame), index=False, sizing_mode="stretch_width",
+        log = pn.pane.DataFrame(self._shown(self._log_frame), index=False, sizing_mode="stretch_width",
                                 max_height=300, stylesheets=[LEFT_TABLE], styles={"overflow-y": "auto"})
         arena_box = pn.Column(  # a fixed width: the arena is drawn to scale
             pn.pane.Markdown("### The arena (top view, to scale)", margin=(0, 0, -8, 0)), self.arena, self.result,

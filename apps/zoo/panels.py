@@ -23,6 +23,7 @@ import param
 from bokeh.events import DoubleTap, Tap
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper
 from bokeh.plotting import figure
+from panel.io.state import set_curdoc
 
 from apps.commands import on_page
 from apps.zoo import views
@@ -103,10 +104,13 @@ class OddsPanel(pn.viewable.Viewer):
         self._build_heat()
         # The heat map's sources change under the document lock (on a served page the next tick: the map's
         # results come in from an async task, outside the lock).
-        self.param.watch(lambda *_e: pn.state.execute(self.draw_heat, schedule=True),
-                         ["grid", "mapped", "cells", "why_not"])
-        s.param.watch(lambda *_e: pn.state.execute(self.draw_mark, schedule=True),
-                      ["direction", "speed", "spot", "version"])
+        self.param.watch(lambda *_e: self._on_page(self.draw_heat), ["grid", "mapped", "cells", "why_not"])
+        s.param.watch(lambda *_e: self._on_page(self.draw_mark), ["direction", "speed", "spot", "version"])
+
+    def _on_page(self, fn: Any) -> None:
+        """Run ``fn`` under this page's document lock (at a table another page's click may have set the aim)."""
+        with set_curdoc(self.heat.document):
+            pn.state.execute(fn, schedule=True)
 
     def _odds_text(self, odds: FlickOdds | None, busy: bool, why: str) -> str:
         return views.odds_html(odds, busy, why, points=self.session.state.game.mode == "points")
@@ -237,6 +241,8 @@ class OddsPanel(pn.viewable.Viewer):
         """Aim at the heat-map cell clicked."""
         grid = self.grid
         if grid is None or len(grid) == 0 or not self.arena.settled():
+            return False
+        if self.arena.may_act is not None and not self.arena.may_act():
             return False
         k = int(((grid["direction"] - x) ** 2 / 100.0 + (grid["speed"] - y) ** 2 / 0.04).idxmin())
         return self.session.propose_flick(float(grid["direction"][k]), float(grid["speed"][k]))

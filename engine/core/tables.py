@@ -115,6 +115,7 @@ class Table(param.Parameterized):
         self.seen = self.last_move or self.created
         if not self.seats:
             self.seats = {s.name: None for s in self.session.seats}
+        self.session.param.watch(self._follow_game_seats, ["seats"])
 
     # --- who holds what -----------------------------------------------------------------------
     def seat_names(self) -> list[str]:
@@ -185,6 +186,15 @@ class Table(param.Parameterized):
             self.seats = {**self.seats, seat: holder}
             if any(s.kind != kinds[s.name] for s in self.session.seats):
                 self.session.seats = [Seat(s.name, kinds[s.name]) for s in self.session.seats]
+
+    def _follow_game_seats(self, *_events: Any) -> None:
+        """A new game may rename or add seats (Kung-Fu Zoo's teams and their number): each holder keeps their
+        place in the seat order, a new seat is free, and the game plays each seat as its holder says."""
+        names, holders = self.seat_names(), list(self.seats.values())
+        if names != list(self.seats):
+            self.seats = {n: holders[i] if i < len(holders) else None for i, n in enumerate(names)}
+        if any(s.kind != (BOT if self.seats[s.name] == BOT else PERSON) for s in self.session.seats):
+            self._set(names[0], self.seats[names[0]])
 
     # --- what the landing page lists -------------------------------------------------------------
     def info(self) -> TableInfo:
