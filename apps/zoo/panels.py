@@ -225,11 +225,12 @@ class OddsPanel(pn.viewable.Viewer):
         self._heat_mark = ColumnDataSource({"x": [], "y": []})
         self.mapper = LinearColorMapper(palette=PALETTES["caging"], low=0, high=1)
         cells = heat.rect(x="direction", y="speed", width="w", height="h", source=self._heat_src,
-                          fill_color={"field": "p", "transform": self.mapper}, line_color="#ffffff")
+                          fill_color={"field": "p", "transform": self.mapper}, line_color="#ffffff",
+                          name="heatmap_cells")
         self.hover = HoverTool(renderers=[cells], tooltips=TOOLTIPS["caging"])
         heat.add_tools(self.hover)
         heat.text(x="direction", y="speed", text="text", source=self._heat_src, text_align="center",
-                  text_baseline="middle", text_font_size="9px", text_color="#f9fafb")
+                  text_baseline="middle", text_font_size="9px", text_color="tc")
         heat.scatter(x="x", y="y", source=self._heat_mark, marker="x", size=16, line_color="#dc2626", line_width=3)
         heat.grid.visible = False
         s = self.session

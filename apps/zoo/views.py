@@ -157,13 +157,13 @@ def heat_title(grid: pd.DataFrame | None, why_not: str, mapped: int = 0, cells: 
     each = f"{n} flicks" if n == int(grid["samples"].max()) else f"{n}+ flicks"
     partial = f" ({mapped} of {cells} cells so far)" if cells and mapped < cells else ""
     if measure == "points":
-        return f"Expected points (change of your lead) by aim, mean of {each} a cell: click to aim{partial}"
+        return f"Expected points by aim, {each} a cell: click to aim{partial}"
     if float(grid["p_cage_opponent"].max()) == 0.0:
         return f"Caging odds by aim: no cell caged in {each} each{partial}"
     return f"Caging odds by aim, % of {each} a cell: click to aim{partial}"
 
 
-HEAT_COLUMNS = ("direction", "speed", "p", "w", "h", "text", "aim", "tip", "count")
+HEAT_COLUMNS = ("direction", "speed", "p", "w", "h", "text", "tc", "aim", "tip", "count")
 
 
 def heat_data(grid: pd.DataFrame | None, width: float = 15.0, height: float = 0.4,
@@ -181,6 +181,8 @@ def heat_data(grid: pd.DataFrame | None, width: float = 15.0, height: float = 0.
             tips.append(f"{m:+.2f} points (95% interval {low:+.2f} to {high:+.2f})")
             counts.append(f"mean change of your lead over {int(n)} flicks")
         text = [f"{v:+.1f}" if v else "0" for v in values]
+        top = heat_scale(grid, measure)[1]
+        colours = ["#f9fafb" if abs(v) > top / 2 else "#111827" for v in values]  # dark on the pale middle
     else:
         values = [float(v) for v in grid["p_cage_opponent"]]
         for p, low, high, n in zip(values, grid["p_cage_opponent_low"], grid["p_cage_opponent_high"],
@@ -188,8 +190,9 @@ def heat_data(grid: pd.DataFrame | None, width: float = 15.0, height: float = 0.
             tips.append(f"{100 * p:.1f}% (95% interval {100 * low:.1f}–{100 * high:.1f}%)")
             counts.append(f"{round(p * n)} of {int(n)} flicks caged an opponent")
         text = [f"{100 * v:.0f}" if v > 0 else "" for v in values]
+        colours = ["#f9fafb"] * len(values)
     return {"direction": [float(v) for v in grid["direction"]], "speed": [float(v) for v in grid["speed"]],
-            "p": values, "w": [width] * len(grid), "h": [height] * len(grid), "text": text,
+            "p": values, "w": [width] * len(grid), "h": [height] * len(grid), "text": text, "tc": colours,
             "aim": [f"{d:g}° at {v:g} m/s" for d, v in zip(grid["direction"], grid["speed"], strict=True)],
             "tip": tips, "count": counts}
 

@@ -557,3 +557,29 @@ def test_dice_are_drawn_as_cubes_tumble_with_their_tilt_and_replay_slowly(page, 
     print(f"flick {duration:.2f} s played in {flick_log['wall']:.2f} s, replayed in {replay['wall']:.2f} s")
     assert replay["wall"] >= 3.9 * duration and replay["seconds"] >= duration
     assert console_errors == []
+
+
+def test_a_points_battle_maps_the_expected_points_of_each_aim(page, serve_app, console_errors, tmp_path):
+    from helpers import in_arena
+
+    s0 = ZooSession(seed=4, mode="points", seats=["person", "person"], odds_workers=1)
+    in_arena(s0.state, faces={"E1": "head", "E2": "back"}, dice=["E1", "E2"])
+    s0.state.rail_rule, s0.state.to_move = None, 0
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, s0.save())
+    click(page, *za.bench_xy(0, 0))
+    until(lambda: s.die == "C1", page)
+    drag(page, (150.0, 9.5), aim_vector(0.0, 1.2, 90.0))
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 1.2) < 0.05, page)
+    page.get_by_role("button", name="Expected points", exact=True).click()
+    until(lambda: dash.odds.measure == "points", page)
+    until(lambda: dash.odds.grid is not None and dash.odds.mapped == dash.odds.cells, page, timeout=90)
+    expect_title(page, "heatmap", "Expected points by aim, 18 flicks a cell: click to aim")
+    cells = drawn(page, "heatmap_cells", fig="heatmap")
+    grid = dash.odds.grid
+    assert cells["p"] == pytest.approx([float(v) for v in grid["points_mean"]])
+    page.locator(".bk-Canvas").nth(1).scroll_into_view_if_needed()
+    shot(page, "14_expected_points_map")
+    assert console_errors == []
