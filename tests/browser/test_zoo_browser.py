@@ -489,6 +489,21 @@ def leaning_battle() -> str:
     return s.save()
 
 
+TILT_WATCH = """([die, ms]) => new Promise((resolve) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === 'arena' && v.frame);
+  const src = v.model.renderers.find(r => r.name === 'moving').data_source;
+  const get = (k) => (src.data instanceof Map ? src.data.get(k) : src.data[k]);
+  const end = performance.now() + ms;
+  function look() {
+    const ids = get('id') || [], alpha = get('alpha') || [];
+    if (ids.filter((d, k) => d === die && alpha[k] > 0).length >= 2) { resolve(true); return; }
+    if (performance.now() > end) { resolve(false); return; }
+    requestAnimationFrame(look);
+  }
+  look();
+})"""
+"""JS: whether the animation draws ``die`` with two or more faces (tilted) within ``ms``, looked at every frame."""
+
 CUBES = """(poses) => poses.map(([x, y, w, a, b, c]) => window.dojoZooCube(x, y, w, a, b, c))"""
 
 
@@ -518,20 +533,9 @@ def test_dice_are_drawn_as_cubes_tumble_with_their_tilt_and_replay_slowly(page, 
     until(lambda: s.proposal_problem() is None and abs(s.speed - 1.1) < 0.05, page)
     assert str(s.proposed_flick()).endswith("strike=1.0")
     page.get_by_role("button", name="Commit flick").click()
-    until(lambda: dash.arena.animating, page)
-    until(lambda: drawn(page, "moving")["id"], page)  # the browser has the frames
-    tilted = False
-    for _ in range(400):  # while it plays, some die shows more than its top face (tumbling over an edge)
-        moving = drawn(page, "moving")
-        if not moving["id"]:
-            break
-        shown = [d for d, al in zip(moving["id"], moving["alpha"], strict=True) if al > 0]
-        if shown.count("C2") >= 2:
-            tilted = True
-            page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=str(SHOTS / "12_tumbling.png"))  # at once: the die is rolling now
-            break
-        page.wait_for_timeout(15)
+    tilted = page.evaluate(TILT_WATCH, ["C2", 1000 * (WAIT + 10)])  # watched in the browser, frame by frame
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / "12_tumbling.png"))
     until(lambda: dash.arena.settled(), page, timeout=60)
     assert tilted, "the flicked die was never drawn tilted while the high strike rolled it"
     flick_log = dict(dash.arena.fps_log[-1])
