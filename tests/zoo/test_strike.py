@@ -103,3 +103,13 @@ def test_a_saved_battle_keeps_the_strike_and_refuses_a_forged_one() -> None:
     state["last"]["flick"] = state["last"]["flick"].replace("strike=0.85", "strike=7.0")
     with pytest.raises(StateFormatError, match="not the one its move names"):
         ZooGame().state_from_dict(state)
+
+
+def test_a_saved_session_replays_its_struck_flicks() -> None:
+    s = ZooSession(seats=["person", "person"], odds_workers=1)
+    assert s.set_strike(0.85) and s.choose_die("C1") and s.launch_spot("S-dot") and s.propose_flick(3.0, 1.1)
+    assert s.commit_flick() is not None
+    copy = ZooSession(seats=["person", "person"], odds_workers=1)
+    assert copy.try_load(s.save())
+    assert copy.log[-1]["text"] == "flick C1 from S-dot face=head dir=3.0 speed=1.1 strike=0.85"
+    assert copy.state.last["strike"] == 0.85 and copy.state.to_json() == s.state.to_json()
