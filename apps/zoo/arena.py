@@ -32,19 +32,58 @@ from engine.zoo.session import ZooSession
 
 FIG_W = 520
 FIG_H = round(FIG_W * (za.Y_RANGE[1] - za.Y_RANGE[0]) / (za.X_RANGE[1] - za.X_RANGE[0]))
-PROPOSAL = ("die", "spot", "face", "direction", "speed", "use_ability_flag")
+REPLAY_RATE = 0.25
+""""Replay slowly" plays the last flick at a quarter of its speed."""
+PROPOSAL = ("die", "spot", "face", "direction", "speed", "strike", "use_ability_flag")
 
 ANIMATE_JS = """
 const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
 const t = get(frames, 't');
 if (!t || t.length == 0) { return; }
-const n = get(anim, 'x').length;
+const n = get(text, 'x').length;
 if (n == 0) { return; }
 const F = Math.round(t.length / n);
-const fx = get(frames, 'x'), fy = get(frames, 'y'), fa = get(frames, 'angle');
-const ff = get(frames, 'face'), fs = get(frames, 'shown'), fh = get(frames, 'hatch'), seq = get(frames, 'seq')[0];
-const X = get(anim, 'x'), Y = get(anim, 'y'), A = get(anim, 'angle'), FACE = get(anim, 'face');
-const AL = get(anim, 'alpha'), HA = get(anim, 'halpha');
+const fx = get(frames, 'x'), fy = get(frames, 'y'), fz = get(frames, 'z');
+const fq = ['qw', 'qx', 'qy', 'qz'].map((k) => get(frames, k));
+const fc = get(frames, 'fill'), fs = get(frames, 'shown'), fh = get(frames, 'hatch');
+const seq = get(frames, 'seq')[0], rate = get(frames, 'rate')[0];
+const XS = get(anim, 'xs'), YS = get(anim, 'ys'), FILL = get(anim, 'fill'), AL = get(anim, 'alpha');
+const HA = get(anim, 'halpha');
+const TX = get(text, 'x'), TY = get(text, 'y'), TF = get(text, 'face'), TA = get(text, 'alpha');
+const h = edge / 2;
+function shade(c, up) {  // as adapter.shade: 100% facing up to 55% on its side
+  const k = 0.55 + 0.45 * Math.max(0, Math.min(1, up));
+  const hex = (i) => Math.round(parseInt(c.substr(i, 2), 16) * k).toString(16).padStart(2, '0');
+  return '#' + hex(1) + hex(3) + hex(5);
+}
+function cube(x, y, w, a, b, c) {  // as adapter.cube_faces: the faces seen from above, most nearly up first
+  const R = [[1 - 2 * (b * b + c * c), 2 * (a * b - c * w), 2 * (a * c + b * w)],
+             [2 * (a * b + c * w), 1 - 2 * (a * a + c * c), 2 * (b * c - a * w)],
+             [2 * (a * c - b * w), 2 * (b * c + a * w), 1 - 2 * (a * a + b * b)]];
+  const seen = [];
+  for (const [axis, sign, letter] of faces) {
+    const up = sign * R[2][axis];
+    if (up <= minUp) { continue; }
+    const u = (axis + 1) % 3, v = (axis + 2) % 3;
+    const cx = x + sign * R[0][axis] * h, cy = y + sign * R[1][axis] * h;
+    const ux = R[0][u] * h, uy = R[1][u] * h, vx = R[0][v] * h, vy = R[1][v] * h;
+    seen.push({up: up, letter: letter, cx: cx, cy: cy, xs: [cx + ux + vx, cx - ux + vx, cx - ux - vx, cx + ux - vx],
+               ys: [cy + uy + vy, cy - uy + vy, cy - uy - vy, cy + uy - vy]});
+  }
+  seen.sort((p, q) => q.up - p.up);
+  return seen;
+}
+window.dojoZooCube = cube;  // the browser tests compare it with adapter.cube_faces
+function project(i, x, y, w, a, b, c, shown, hatch, fill) {
+  const seen = cube(x, y, w, a, b, c);
+  for (let j = 0; j < 3; j++) {
+    const r = i * 3 + j, f = seen[j];
+    if (f) { XS[r] = f.xs; YS[r] = f.ys; FILL[r] = shade(fill, f.up); AL[r] = shown; HA[r] = 0.8 * shown * hatch; }
+    else { AL[r] = 0; HA[r] = 0; }
+  }
+  if (seen.length) { TX[i] = seen[0].cx; TY[i] = seen[0].cy; TF[i] = seen[0].letter; }
+  TA[i] = shown;
+}
 const dur = t[(F - 1) * n];
 const run = {seq: seq, drawn: 0, start: null, last: null};
 window.dojoZooRun = run;  // a newer flick's run stops this one
@@ -55,7 +94,7 @@ function step(now) {
     requestAnimationFrame(step);
     return;
   }
-  const el = (now - run.start) / 1000;
+  const el = rate * (now - run.start) / 1000;
   let f = 0;
   while (f < F - 1 && t[(f + 1) * n] <= el) { f++; }
   const g = Math.min(f + 1, F - 1);
@@ -63,21 +102,22 @@ function step(now) {
   const u = t1 > t0 ? Math.min(1, Math.max(0, (el - t0) / (t1 - t0))) : 0;
   for (let i = 0; i < n; i++) {
     const a = f * n + i, b = g * n + i, k = u < 0.5 ? a : b;
-    X[i] = fx[a] + (fx[b] - fx[a]) * u;
-    Y[i] = fy[a] + (fy[b] - fy[a]) * u;
-    A[i] = fa[a] + (fa[b] - fa[a]) * u;
-    FACE[i] = ff[k];
-    AL[i] = fs[k] > 0 ? 1.0 : 0.0;
-    HA[i] = fs[k] > 0 && fh[k] > 0 ? 0.8 : 0.0;  // the hatch of a stunned die moves with it
+    const dot = fq.reduce((s, q) => s + q[a] * q[b], 0), sb = dot < 0 ? -1 : 1;  // the short way round
+    const q = fq.map((c) => c[a] + (sb * c[b] - c[a]) * u);
+    const norm = Math.hypot(q[0], q[1], q[2], q[3]) || 1;
+    project(i, fx[a] + (fx[b] - fx[a]) * u, fy[a] + (fy[b] - fy[a]) * u, q[0] / norm, q[1] / norm, q[2] / norm,
+            q[3] / norm, fs[k] > 0 ? 1.0 : 0.0, fh[k] > 0 ? 1.0 : 0.0, fc[k]);  // the hatch moves with its die
   }
   anim.change.emit();
+  text.change.emit();
   run.drawn += 1;
   run.last = now;
   if (el < dur) {
     requestAnimationFrame(step);
   } else {
     const span = (run.last - run.start) / 1000;
-    done.data = {seq: [run.seq], fps: [(run.drawn - 1) / Math.max(span, 1e-3)], drawn: [run.drawn], seconds: [el]};
+    done.data = {seq: [run.seq], fps: [(run.drawn - 1) / Math.max(span, 1e-3)], drawn: [run.drawn], seconds: [el],
+                 wall: [span]};
   }
 }
 requestAnimationFrame(step);
@@ -147,15 +187,17 @@ class Arena(pn.viewable.Viewer):
         self.sources = src = {
             "bands": ColumnDataSource(_empty("left", "right", "bottom", "top")),
             "dots": ColumnDataSource(_empty("x", "y")),
-            "dice": ColumnDataSource(za.dice_data(self.session)),
+            "dice": ColumnDataSource(_empty(*za.DICE_COLUMNS)),
+            "faces": ColumnDataSource(_empty(*za.FACE_COLUMNS)),
             "labels": ColumnDataSource(za.bench_labels(self.session)),
             "sel": ColumnDataSource(_empty("x", "y", "angle")),
             "launch": ColumnDataSource(_empty("x", "y", "angle", "face", "preview")),
             "aim": ColumnDataSource(_empty("x0", "y0", "x1", "y1", "x2", "y2", "angle")),
             "drag": ColumnDataSource({k: [float("nan")] for k in ("x0", "y0", "x1", "y1")}),
             "anim": ColumnDataSource(_empty(*za.ANIM_COLUMNS)),
+            "animtext": ColumnDataSource(_empty(*za.ANIM_TEXT_COLUMNS)),
             "frames": ColumnDataSource(_empty(*za.FRAME_COLUMNS)),
-            "done": ColumnDataSource(_empty("seq", "fps", "drawn", "seconds")),
+            "done": ColumnDataSource(_empty("seq", "fps", "drawn", "seconds", "wall")),
         }
         fig.quad(left="left", right="right", bottom="bottom", top="top", source=src["bands"], fill_color="#22c55e",
                  fill_alpha=0.35, line_color=None, name="bands")
@@ -163,11 +205,13 @@ class Arena(pn.viewable.Viewer):
                     line_color="#14532d", line_width=2)
         fig.text(x="x", y="y", text="text", source=src["labels"], text_color="colour", text_align="center",
                  text_baseline="middle", text_font_size="11px", text_font_style="bold")
-        fig.rect(x="x", y="y", width=e, height=e, angle="angle", source=src["dice"], fill_color="fill",
-                 line_color="line", line_width="width", hatch_pattern="hatch", hatch_color="#fecaca",
-                 hatch_alpha="halpha", fill_alpha="alpha", line_alpha="alpha", name="dice")
-        fig.text(x="x", y="y", text="face", source=src["dice"], text_color="#ffffff", text_align="center",
-                 text_baseline="middle", text_font_size="13px", text_font_style="bold", text_alpha="alpha")
+        # Each die is its cube seen from above: the faces it shows (a polygon each), its letter on the top one.
+        fig.patches(xs="xs", ys="ys", source=src["faces"], fill_color="fill", line_color="line", line_width="width",
+                    hatch_pattern="hatch", hatch_color="#fecaca", hatch_alpha="halpha", fill_alpha="alpha",
+                    line_alpha="alpha", name="faces")
+        fig.text(x="tx", y="ty", text="face", source=src["dice"], text_color="#ffffff", text_align="center",
+                 text_baseline="middle", text_font_size="13px", text_font_style="bold", text_alpha="alpha",
+                 name="dice")
         fig.text(x="x", y="ly", text="label", source=src["dice"], text_color="#111827", text_align="center",
                  text_baseline="middle", text_font_size="9px", text_alpha="alpha")
         fig.text(x="x", y="ny", text="note", source=src["dice"], text_color="#6b7280", text_align="center",
@@ -186,14 +230,15 @@ class Arena(pn.viewable.Viewer):
         fig.segment(x0="x0", y0="y0", x1="x1", y1="y1", source=src["drag"], line_color="#7c3aed", line_width=4,
                     line_alpha=0.8, level="overlay")
         # The moving dice are an overlay: each animation frame repaints only that layer.
-        fig.rect(x="x", y="y", width=e, height=e, angle="angle", source=src["anim"], fill_color="fill",
-                 line_color="#111827", fill_alpha="alpha", line_alpha="alpha", hatch_pattern="x",
-                 hatch_color="#fecaca", hatch_alpha="halpha", level="overlay", name="moving")
-        fig.text(x="x", y="y", text="face", source=src["anim"], text_color="#ffffff", text_align="center",
+        fig.patches(xs="xs", ys="ys", source=src["anim"], fill_color="fill", line_color="#111827", fill_alpha="alpha",
+                    line_alpha="alpha", hatch_pattern="x", hatch_color="#fecaca", hatch_alpha="halpha",
+                    level="overlay", name="moving")
+        fig.text(x="x", y="y", text="face", source=src["animtext"], text_color="#ffffff", text_align="center",
                  text_baseline="middle", text_font_size="13px", text_font_style="bold", text_alpha="alpha",
                  level="overlay")
-        src["frames"].js_on_change("data", CustomJS(args={"frames": src["frames"], "anim": src["anim"],
-                                                          "done": src["done"]}, code=ANIMATE_JS))
+        src["frames"].js_on_change("data", CustomJS(
+            args={"frames": src["frames"], "anim": src["anim"], "text": src["animtext"], "done": src["done"],
+                  "faces": za.face_table(), "edge": e, "minUp": za.MIN_UP}, code=ANIMATE_JS))
         src["done"].on_change("data", self._on_done)
         # The frames and the report of the animation hang off the figure through this callback's arguments, so
         # that they are part of the page's document.
@@ -274,7 +319,7 @@ class Arena(pn.viewable.Viewer):
     def draw(self) -> None:
         """Everything the arena shows of the session as it is now."""
         s = self.session
-        self.sources["dice"].data = za.dice_data(s)
+        self.sources["dice"].data, self.sources["faces"].data = za.layers(s)
         self.sources["labels"].data = za.bench_labels(s)
         self.draw_proposal()
         self.shown = s.version
@@ -291,7 +336,19 @@ class Arena(pn.viewable.Viewer):
         src["aim"].data = za.aim_data(s)
 
     # --- animation --------------------------------------------------------------------------------------------
-    def _animate(self, frames: list[dict[str, Any]], version: int) -> None:
+    def replay(self, rate: float = REPLAY_RATE) -> bool:
+        """Play the last flick's frames again, ``rate`` times as fast as it happened (a quarter: slowly)."""
+        s = self.session
+        if not self.settled():
+            s.refuse("Wait for the flick to finish rolling.")
+            return False
+        if not s.last_frames:
+            s.refuse("There is no flick to replay: the last move was not a flick.")
+            return False
+        self._animate(s.last_frames, s.version, rate)
+        return True
+
+    def _animate(self, frames: list[dict[str, Any]], version: int, rate: float = 1.0) -> None:
         """Send the frames to the browser, which plays them and reports back (``_on_done``); the dice that
         move are drawn by the animation (hatch and all), the others stay where they were."""
         if self.session.version != version:  # a newer move came first: show the game as it is
@@ -299,16 +356,19 @@ class Arena(pn.viewable.Viewer):
             return
         self._anim_seq += 1
         seq = self._anim_seq
-        first, rows = za.animation_data(self.session, frames, seq)
+        first, text, rows = za.animation_data(self.session, frames, seq, rate)
         src = self.sources
-        src["dice"].data = za.hide(dict(src["dice"].data), set(first["id"]))
+        moving = set(text["id"])
+        src["dice"].data = za.hide(dict(src["dice"].data), moving)
+        src["faces"].data = za.hide(dict(src["faces"].data), moving)
         for k in ("aim", "sel", "launch", "dots", "bands"):
             src[k].data = {c: [] for c in src[k].data}
         self.animating = True
         self._started = time.perf_counter()
         src["anim"].data = first
+        src["animtext"].data = text
         src["frames"].data = rows
-        duration = float(frames[-1]["t"])
+        duration = float(frames[-1]["t"]) / rate
         # If the browser never reports (a hidden tab pauses animation frames), finish anyway.
         pn.state.add_periodic_callback(lambda: self._finish(None) if self._anim_seq == seq and self.animating
                                        else None, period=int(1000 * duration) + 4000, count=1)
@@ -316,12 +376,13 @@ class Arena(pn.viewable.Viewer):
     def _on_done(self, _attr: str, _old: Any, new: Any) -> None:
         seq = list(new.get("seq", []))
         if seq and int(seq[0]) == self._anim_seq and self.animating:
-            info = {"fps": float(new["fps"][0]), "drawn": float(new["drawn"][0]), "seconds": float(new["seconds"][0])}
+            info = {k: float(new[k][0]) for k in ("fps", "drawn", "seconds", "wall") if k in new}
             self.fps_log.append(info)
             self._finish(info["fps"])
 
     def _finish(self, fps: float | None) -> None:
         self.sources["anim"].data = _empty(*za.ANIM_COLUMNS)
+        self.sources["animtext"].data = _empty(*za.ANIM_TEXT_COLUMNS)
         with param.parameterized.batch_call_watchers(self):
             if fps is not None:
                 self.last_fps = fps

@@ -78,7 +78,10 @@ class FlickControls(pn.viewable.Viewer):
         self.direction = pn.widgets.FloatInput(label="Direction (°)", value=s.direction, step=1.0, width=110)
         self.speed = pn.widgets.FloatInput(label="Speed (m/s)", value=s.speed, step=0.05, start=0.2, end=2.5,
                                            width=110)
+        self.strike = pn.widgets.FloatSlider(label="Strike height (0 low: slides, 1 high: tumbles)", start=0.0,
+                                             end=1.0, step=0.05, value=s.strike, width=230, margin=(4, 10))
         self._on(self.die, lambda v: v and v != s.die and s.choose_die(v))
+        self._on(self.strike, lambda v: v != s.strike and s.set_strike(v), "value_throttled")  # on release
         self._on(self.spot, lambda v: v and v != s.spot and s.launch_spot(v))
         self._on(self.face, lambda v: v != s.face and s.set_face(v))
         self._on(self.direction, lambda _v: self._typed_aim())
@@ -88,6 +91,10 @@ class FlickControls(pn.viewable.Viewer):
             label="Commit flick", color="primary", width=130, margin=BUTTON_MARGIN,
             disabled=pn.bind(lambda *_: not self.can_commit(), *turn, *(s.param[k] for k in PROPOSAL)))
         self.commit.on_click(on_page(self.commit_flick, s))
+        self.replay = pn.widgets.Button(label="Replay slowly", width=120, margin=BUTTON_MARGIN,
+                                        disabled=pn.bind(lambda *_: not (s.last_frames and a.settled()), *turn,
+                                                         s.param.last_frames))
+        self.replay.on_click(on_page(a.replay, s))  # the last flick again at a quarter of its speed
         self.pass_extra = pn.widgets.Button(label="Pass the extra flick", width=160, margin=BUTTON_MARGIN,
                                             visible=pn.bind(lambda *_: self._person_in("extra"), *turn))
         self.pass_extra.on_click(on_page(lambda: allowed(self.may_act) and s.pass_extra(), s))
@@ -101,13 +108,13 @@ class FlickControls(pn.viewable.Viewer):
         a.param.watch(lambda *_e: self.follow(), ["shown"])  # a move: once the arena shows it
         self.follow()
 
-    def _on(self, widget: pn.widgets.Widget, command: Callable[[Any], Any]) -> None:
+    def _on(self, widget: pn.widgets.Widget, command: Callable[[Any], Any], what: str = "value") -> None:
         def changed(event: Any) -> None:
             if not self._mirror.syncing:
                 on_page(lambda: (not allowed(self.may_act) or command(event.new) is False) and self.follow(),
                         self.session)(event)
 
-        widget.param.watch(changed, "value")
+        widget.param.watch(changed, what)
 
     def _person_in(self, *phases: str) -> bool:
         s = self.session
@@ -143,6 +150,7 @@ class FlickControls(pn.viewable.Viewer):
         set_changed(self.face, value=s.face, disabled=s.spot == "here")
         set_changed(self.direction, value=s.direction)
         set_changed(self.speed, value=s.speed)
+        set_changed(self.strike, value=s.strike)
         for q, b in enumerate(self.first):
             if q < st.game.players:
                 set_changed(b, label=f"{st.game.player_name(q)} starts")
@@ -169,8 +177,8 @@ class FlickControls(pn.viewable.Viewer):
         return s.commit_flick() is not None
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(pn.Row(self.die, self.spot, self.direction, self.speed), pn.Row(self.face),
-                         pn.Row(self.commit, self.pass_extra, *self.first), margin=0)
+        return pn.Column(pn.Row(self.die, self.spot, self.direction, self.speed), pn.Row(self.face, self.strike),
+                         pn.Row(self.commit, self.replay, self.pass_extra, *self.first), margin=0)
 
 
 class Abilities(pn.viewable.Viewer):

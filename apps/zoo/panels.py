@@ -22,6 +22,7 @@ import panel as pn
 import param
 from bokeh.events import DoubleTap, Tap
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper
+from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
@@ -34,6 +35,18 @@ from engine.zoo.session import ZooSession
 
 ODDS_CHUNKS = (50, 90, 90, 90, 90, 90)
 """A first estimate from 50 flicks, refined to 500."""
+TOOLTIPS = {"caging": [("aim", "@aim"), ("caging", "@tip"), ("simulated", "@count")],
+            "points": [("aim", "@aim"), ("expected points", "@tip"), ("simulated", "@count")]}
+PALETTES = {"caging": tuple(Viridis256), "points": tuple(reversed(RdBu11))}  # points: red a loss, blue a gain
+
+
+def set_props(model: Any, **values: Any) -> None:
+    """Set a Bokeh model's properties that differ (each set is a message to the page)."""
+    changed = {k: v for k, v in values.items() if getattr(model, k) != v}
+    if changed:
+        model.update(**changed)
+
+
 GRID_SAMPLES = 18
 """Simulated flicks per heat-map cell (each cell shows its count and 95% interval on hover)."""
 MAP_PIECE_CELLS = 2
@@ -85,6 +98,8 @@ class OddsPanel(pn.viewable.Viewer):
     mapped = param.Integer(default=0, doc="Cells of the heat map worked out so far.")
     cells = param.Integer(default=0, doc="Cells of the heat map being worked out (0: no map now).")
     why_not = param.String(default="", doc="Why there is no heat map now ('' when there is one).")
+    measure = param.Selector(default="caging", objects={"Caging odds": "caging", "Expected points": "points"},
+                             doc="What the heat map shows in a Points Battle (a Cage Battle shows the caging odds).")
     background = param.Boolean(default=True, doc="Work out the odds and the map as the aim changes (off: tests "
                                "and benchmarks run ``_estimate`` and ``_map`` themselves).")
 
@@ -101,10 +116,13 @@ class OddsPanel(pn.viewable.Viewer):
             active=self.param.busy, visible=self.param.busy, height=12, sizing_mode="stretch_width", margin=(0, 4))
         self.text = pn.pane.HTML(pn.bind(self._odds_text, self.param.odds, self.param.busy, self.param.why_no_odds),
                                  sizing_mode="stretch_width", margin=(0, 4), name="odds")
+        self.measure_choice = pn.widgets.RadioButtonGroup.from_param(
+            self.param.measure, label="Heat map", margin=(4, 10),
+            visible=pn.bind(lambda *_: self.session.state.game.mode == "points", a.param.shown))
         self._build_heat()
         # The heat map's sources change under the document lock (on a served page the next tick: the map's
         # results come in from an async task, outside the lock).
-        self.param.watch(lambda *_e: self._on_page(self.draw_heat), ["grid", "mapped", "cells", "why_not"])
+        self.param.watch(lambda *_e: self._on_page(self.draw_heat), ["grid", "mapped", "cells", "why_not", "measure"])
         s.param.watch(lambda *_e: self._on_page(self.draw_mark), ["direction", "speed", "spot", "version"])
 
     def _on_page(self, fn: Any) -> None:
@@ -161,11 +179,12 @@ class OddsPanel(pn.viewable.Viewer):
 
     # --- the heat map -----------------------------------------------------------------------------------------
     def _map_key(self) -> Any:
-        """What the map depends on: the battle, the die, its spot, face and ability, the aim noise (not the aim)."""
+        """What the map depends on: the battle, the die, its spot, face, strike and ability, the aim noise (not the
+        aim)."""
         s = self.session
         f = s.proposed_flick()
         return None if f is None else (s.game_number, s.version, f.die, f.rail, f.along, f.face, f.ability,
-                                       s.aim_angle_sd, s.aim_speed_sd)
+                                       f.strike, s.aim_angle_sd, s.aim_speed_sd)
 
     async def _map(self) -> None:
         """The caging odds of the proposed flick re-aimed over the grid, a piece at a time (or why there are none)."""
@@ -208,13 +227,14 @@ class OddsPanel(pn.viewable.Viewer):
                       y_axis_label="speed (m/s)", title="Caging odds by aim")
         self._heat_src = ColumnDataSource(views.heat_data(None))
         self._heat_mark = ColumnDataSource({"x": [], "y": []})
-        mapper = LinearColorMapper(palette="Viridis256", low=0, high=1)
+        self.mapper = LinearColorMapper(palette=PALETTES["caging"], low=0, high=1)
         cells = heat.rect(x="direction", y="speed", width="w", height="h", source=self._heat_src,
-                          fill_color={"field": "p", "transform": mapper}, line_color="#ffffff")
-        heat.add_tools(HoverTool(renderers=[cells], tooltips=[("aim", "@aim"), ("caging", "@tip"),
-                                                              ("simulated", "@count")]))
+                          fill_color={"field": "p", "transform": self.mapper}, line_color="#ffffff",
+                          name="heatmap_cells")
+        self.hover = HoverTool(renderers=[cells], tooltips=TOOLTIPS["caging"])
+        heat.add_tools(self.hover)
         heat.text(x="direction", y="speed", text="text", source=self._heat_src, text_align="center",
-                  text_baseline="middle", text_font_size="9px", text_color="#f9fafb")
+                  text_baseline="middle", text_font_size="9px", text_color="tc")
         heat.scatter(x="x", y="y", source=self._heat_mark, marker="x", size=16, line_color="#dc2626", line_width=3)
         heat.grid.visible = False
         s = self.session
@@ -223,11 +243,19 @@ class OddsPanel(pn.viewable.Viewer):
         self.heat = heat
         self._heat_pane = pn.pane.Bokeh(heat)
 
+    def shown_measure(self) -> str:
+        """What the heat map shows: the choice in a Points Battle; the caging odds where points do not count."""
+        return self.measure if self.session.state.game.mode == "points" else "caging"
+
     def draw_heat(self) -> None:
         s = self.session
         here = s.spot == "here"
-        self._heat_src.data = views.heat_data(self.grid, 30.0 if here else 15.0)
-        self.heat.title.text = views.heat_title(self.grid, self.why_not, self.mapped, self.cells)
+        measure = self.shown_measure()
+        low, high = views.heat_scale(self.grid, measure)
+        set_props(self.mapper, palette=PALETTES[measure], low=low, high=high)
+        set_props(self.hover, tooltips=TOOLTIPS[measure])
+        self._heat_src.data = views.heat_data(self.grid, 30.0 if here else 15.0, measure=measure)
+        self.heat.title.text = views.heat_title(self.grid, self.why_not, self.mapped, self.cells, measure)
         self.heat.x_range.update(start=-15, end=345) if here else self.heat.x_range.update(start=-82.5, end=82.5)
         self.heat.xaxis.axis_label = "heading (degrees, 0 = east)" if here else "direction (degrees from straight in)"
         self.draw_mark()
@@ -248,7 +276,8 @@ class OddsPanel(pn.viewable.Viewer):
         return self.session.propose_flick(float(grid["direction"][k]), float(grid["speed"][k]))
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self.progress, self.text, self._heat_pane, self._work, sizing_mode="stretch_width")
+        return pn.Column(self.progress, self.text, self.measure_choice, self._heat_pane, self._work,
+                         sizing_mode="stretch_width")
 
 
 class BotPlayer(pn.viewable.Viewer):

@@ -140,40 +140,70 @@ def why_no_odds(session: ZooSession, animating: bool) -> str:
     return ""
 
 
-def heat_title(grid: pd.DataFrame | None, why_not: str, mapped: int = 0, cells: int = 0) -> str:
+MEASURES = {"caging": "Caging odds", "points": "Expected points"}
+"""What the heat map can show per cell: the chance of caging an opponent, or the expected change of the lead."""
+
+
+def heat_title(grid: pd.DataFrame | None, why_not: str, mapped: int = 0, cells: int = 0,
+               measure: str = "caging") -> str:
     """The heat map's title says what was measured, how far it is, or why there is none: a cell is a few
     simulated flicks, so a map with no caging is "none in N flicks each", never "no aim cages here"."""
+    what = MEASURES[measure]
     if why_not:
-        return f"Caging odds by aim: none now. {why_not}"
+        return f"{what} by aim: none now. {why_not}"
     if grid is None or len(grid) == 0:
-        return f"Caging odds by aim: mapping… {mapped} of {cells} cells" if cells else "Caging odds by aim: mapping…"
+        return f"{what} by aim: mapping… {mapped} of {cells} cells" if cells else f"{what} by aim: mapping…"
     n = int(grid["samples"].min())
     each = f"{n} flicks" if n == int(grid["samples"].max()) else f"{n}+ flicks"
     partial = f" ({mapped} of {cells} cells so far)" if cells and mapped < cells else ""
+    if measure == "points":
+        return f"Expected points by aim, {each} a cell: click to aim{partial}"
     if float(grid["p_cage_opponent"].max()) == 0.0:
         return f"Caging odds by aim: no cell caged in {each} each{partial}"
     return f"Caging odds by aim, % of {each} a cell: click to aim{partial}"
 
 
-HEAT_COLUMNS = ("direction", "speed", "p", "w", "h", "text", "aim", "tip", "count")
+HEAT_COLUMNS = ("direction", "speed", "p", "w", "h", "text", "tc", "aim", "tip", "count")
 
 
-def heat_data(grid: pd.DataFrame | None, width: float = 15.0, height: float = 0.4) -> dict[str, list[Any]]:
-    """The caging-odds grid as heat-map cells (direction x speed). A cell's estimate comes from only a few
-    flicks, so its hover text gives the 95% Wilson interval (``tip``) and the count (``count``): 0 of 18 is
-    not "never"."""
+def heat_data(grid: pd.DataFrame | None, width: float = 15.0, height: float = 0.4,
+              measure: str = "caging") -> dict[str, list[Any]]:
+    """The grid as heat-map cells (direction x speed), coloured by ``p``: the caging odds, or the expected
+    points (the mean change of the flicker's lead over the cell's flicks). A cell's estimate comes from only a
+    few flicks, so its hover text gives the 95% interval (``tip``: Wilson for the odds, normal for the mean)
+    and the count (``count``): 0 of 18 is not "never"."""
     if grid is None or len(grid) == 0:
         return {k: [] for k in HEAT_COLUMNS}
     tips, counts = [], []
-    for p, low, high, n in zip(grid["p_cage_opponent"], grid["p_cage_opponent_low"], grid["p_cage_opponent_high"],
-                               grid["samples"], strict=True):
-        tips.append(f"{100 * p:.1f}% (95% interval {100 * low:.1f}–{100 * high:.1f}%)")
-        counts.append(f"{round(p * n)} of {int(n)} flicks caged an opponent")
+    if measure == "points":
+        values = [float(v) for v in grid["points_mean"]]
+        for m, low, high, n in zip(values, grid["points_low"], grid["points_high"], grid["samples"], strict=True):
+            tips.append(f"{m:+.2f} points (95% interval {low:+.2f} to {high:+.2f})")
+            counts.append(f"mean change of your lead over {int(n)} flicks")
+        text = [f"{v:+.1f}" if v else "0" for v in values]
+        top = heat_scale(grid, measure)[1]
+        colours = ["#f9fafb" if abs(v) > top / 2 else "#111827" for v in values]  # dark on the pale middle
+    else:
+        values = [float(v) for v in grid["p_cage_opponent"]]
+        for p, low, high, n in zip(values, grid["p_cage_opponent_low"], grid["p_cage_opponent_high"],
+                                   grid["samples"], strict=True):
+            tips.append(f"{100 * p:.1f}% (95% interval {100 * low:.1f}–{100 * high:.1f}%)")
+            counts.append(f"{round(p * n)} of {int(n)} flicks caged an opponent")
+        text = [f"{100 * v:.0f}" if v > 0 else "" for v in values]
+        colours = ["#f9fafb"] * len(values)
     return {"direction": [float(v) for v in grid["direction"]], "speed": [float(v) for v in grid["speed"]],
-            "p": [float(v) for v in grid["p_cage_opponent"]], "w": [width] * len(grid), "h": [height] * len(grid),
-            "text": [f"{100 * v:.0f}" if v > 0 else "" for v in grid["p_cage_opponent"]],
+            "p": values, "w": [width] * len(grid), "h": [height] * len(grid), "text": text, "tc": colours,
             "aim": [f"{d:g}° at {v:g} m/s" for d, v in zip(grid["direction"], grid["speed"], strict=True)],
             "tip": tips, "count": counts}
+
+
+def heat_scale(grid: pd.DataFrame | None, measure: str) -> tuple[float, float]:
+    """The colour scale's ends: 0-1 for the odds; for the points symmetric about 0 (gain against loss), at least
+    one point wide."""
+    if measure != "points":
+        return 0.0, 1.0
+    top = max(1.0, float(grid["points_mean"].abs().max())) if grid is not None and len(grid) else 1.0
+    return -top, top
 
 
 def cards_html(session: ZooSession) -> str:

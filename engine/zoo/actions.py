@@ -8,6 +8,9 @@ Notation (player numbers are 1-based in text):
   south end; the south and north rails run from their west end), using Crocodile's Ambush;
 * ``flick E3 from here dir=270.0 speed=1.0 ability``: Elephant's Trunk Shot, from where it lies, ``dir``
   being an absolute heading (0 = east, anticlockwise);
+* ``flick E2 from S-dot face=head dir=0.0 speed=1.4 strike=0.8``: struck high on its back face (the strike
+  height control, 0 = low, a push that slides, to 1 = high, topspin that tumbles; without it the constants'
+  default strike);
 * ``place Z2 at 120.0,80.5 face=head``: set an animal down in the arena;
 * ``ability chest-pound G2`` / ``ability dust-kick P2``: a team ability that does not flick;
 * ``first P2``: who starts the round; ``pass``: decline an extra flick.
@@ -41,6 +44,7 @@ class Flick(Action):
     direction: float  # degrees
     speed: float  # m/s
     ability: bool = False
+    strike: float | None = None  # the strike height control in [0, 1]; None: the constants' default
 
     @property
     def spot(self) -> str:
@@ -57,10 +61,16 @@ class Flick(Action):
         if self.face is not None:
             text += f" face={self.face}"
         text += f" dir={_num(self.direction)} speed={_num(self.speed)}"
+        if self.strike is not None:
+            text += f" strike={_num(self.strike)}"
         return text + (" ability" if self.ability else "")
 
     def with_aim(self, direction: float, speed: float) -> Flick:
-        return Flick(self.die, self.rail, self.along, self.face, float(direction), float(speed), self.ability)
+        return Flick(self.die, self.rail, self.along, self.face, float(direction), float(speed), self.ability,
+                     self.strike)
+
+    def with_strike(self, strike: float | None) -> Flick:
+        return Flick(self.die, self.rail, self.along, self.face, self.direction, self.speed, self.ability, strike)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +111,8 @@ _DIE = r"[A-Z][1-4]"
 _FLOAT = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
 _FLICK = re.compile(
     rf"flick (?P<die>{_DIE}) from (?:(?P<here>here)|(?P<rail>[NESW])(?:-(?P<dot>dot)|@(?P<along>{_FLOAT})))"
-    rf"(?: face=(?P<face>[a-z]+))? dir=(?P<dir>{_FLOAT}) speed=(?P<speed>{_FLOAT})(?P<ability> ability)?"
+    rf"(?: face=(?P<face>[a-z]+))? dir=(?P<dir>{_FLOAT}) speed=(?P<speed>{_FLOAT})"
+    rf"(?: strike=(?P<strike>{_FLOAT}))?(?P<ability> ability)?"
 )
 _PLACE = re.compile(rf"place (?P<die>{_DIE}) at (?P<x>{_FLOAT}),(?P<y>{_FLOAT}) face=(?P<face>[a-z]+)")
 _ABILITY = re.compile(r"ability (?P<key>[a-z-]+) (?P<target>[A-Z][1-4])")
@@ -130,6 +141,7 @@ def parse(text: str) -> Action:
             direction=_finite(m["dir"]),
             speed=_finite(m["speed"]),
             ability=m["ability"] is not None,
+            strike=None if m["strike"] is None else _finite(m["strike"]),
         )
     if m := _PLACE.fullmatch(t):
         return Place(m["die"], _finite(m["x"]), _finite(m["y"]), m["face"])
@@ -138,7 +150,8 @@ def parse(text: str) -> Action:
     if m := _FIRST.fullmatch(t):
         return ChooseFirst(int(m["p"]) - 1)
     raise ValueError(
-        "expected 'flick <die> from <rail>-dot|<rail>@<mm>|here [face=<face>] dir=<deg> speed=<m/s> [ability]', "
+        "expected 'flick <die> from <rail>-dot|<rail>@<mm>|here [face=<face>] dir=<deg> speed=<m/s> [strike=<0-1>] "
+        "[ability]', "
         "'place <die> at <x>,<y> face=<face>', 'ability <name> <target>', 'first P<n>' or 'pass'"
     )
 

@@ -136,6 +136,7 @@ class _LastFlick(_Last, tag="flick"):
     flick: _Text = ""
     direction: float = 0.0
     speed: float = 0.0
+    strike: Annotated[float, msgspec.Meta(ge=0.0, le=1.0)] | None = None  # None: saved before strikes were chosen
     caged: dict[_Die, _Hole] = {}
     left: dict[_Die, Literal[RAILS]] = {}
     events: Annotated[list[_Text], msgspec.Meta(max_length=40)] = []
@@ -180,6 +181,8 @@ class _RulesFile(msgspec.Struct, forbid_unknown_fields=True):
 
 
 MAX_FACE_POINTS = max(f.points for f in faces())
+STRIKE_DEFAULT = float(constants()["arena3d"]["strike"])
+"""The strike height control of a flick that names none (DESIGN, ``constants.toml`` [arena3d])."""
 MAX_HEIGHT = 4 * float(constants()["die"]["edge"])
 """The highest a die's centre can rest (mm): on a rail, or on dice leaning on each other."""
 REST_CLEARANCE = 0.75
@@ -340,7 +343,8 @@ def _numbers_reason(*named: tuple[str, Any]) -> str | None:
 
 def _flick_numbers_reason(f: Flick) -> str | None:
     return _numbers_reason(("heading" if f.rail == "here" else "direction", f.direction), ("speed", f.speed),
-                           *([("the spot along the rail", f.along)] if f.along is not None else []))
+                           *([("the spot along the rail", f.along)] if f.along is not None else []),
+                           *([("the strike height", f.strike)] if f.strike is not None else []))
 
 
 def _wrap_degrees(d: float) -> float:
@@ -502,6 +506,9 @@ class ZooState(State):
             return f"{f.die} cannot be flicked now (you may flick {', '.join(allowed)})"
         if not (c["min_speed_m_s"] <= f.speed <= c["max_speed_m_s"]):
             return f"speed must be {c['min_speed_m_s']}-{c['max_speed_m_s']} m/s, not {f.speed}"
+        strike_reason = self.illegal_strike_reason(f)
+        if strike_reason is not None:
+            return strike_reason
         ability = abilities()[self.team(p)]
         if f.rail == "here":
             if not (ability.key == "trunk-shot" and die.status == "arena"):
@@ -672,6 +679,13 @@ class ZooState(State):
             self.last = {"kind": "pass", "player": self.to_move}
             self._end_turn(self.to_move, extra=False)
 
+    @staticmethod
+    def illegal_strike_reason(f: Flick) -> str | None:
+        """Why the flick's strike height is unusable (a number, checked finite before), or None."""
+        if f.strike is not None and not 0.0 <= f.strike <= 1.0:
+            return f"the strike height must be from 0 (low: slides) to 1 (high: tumbles), not {f.strike}"
+        return None
+
     def play_flick(self, action: Action | str, record: bool = False) -> SimResult:
         """Apply a flick like ``apply_action`` (``IllegalActionError`` and no change if illegal) and return
         what the simulation did; ``record`` adds the trajectory frames for animation."""
@@ -718,11 +732,11 @@ class ZooState(State):
         die = self.dice[f.die]
         if f.rail == "here":
             return Launch(f.die, die.x, die.y, math.radians(direction), speed * 1000.0, die.orientation,
-                          angle=die.angle)
+                          angle=die.angle, strike=f.strike)
         along = arena().size / 2 if f.along is None else f.along
         x, y, normal = launch_point(f.rail, along)
         heading = normal + math.radians(direction)
-        return Launch(f.die, x, y, heading, speed * 1000.0, orientation_with_up(f.face or FACE_UP))
+        return Launch(f.die, x, y, heading, speed * 1000.0, orientation_with_up(f.face or FACE_UP), strike=f.strike)
 
     def _flick(self, f: Flick, record: bool) -> SimResult:
         g = self.game
@@ -749,6 +763,7 @@ class ZooState(State):
             self.rail_rule = None
         last: dict[str, Any] = {
             "kind": "flick", "player": p, "flick": str(f), "direction": direction, "speed": speed,
+            "strike": STRIKE_DEFAULT if f.strike is None else float(f.strike),
             "caged": dict(result.caged), "left": dict(result.left), "events": list(result.events), "foul": False,
         }
         self.last = last
@@ -1121,6 +1136,10 @@ class ZooState(State):
                 raise StateFormatError(f"the last move's {key.replace('_', ' ')} are not one per player")
         if kind == "flick" and not all(math.isfinite(last[k]) for k in ("direction", "speed")):
             raise StateFormatError("the last flick's aim is not a number")
+        if kind == "flick" and last.get("strike") is not None and text is not None:
+            chosen = ZooAction.parse(text).strike  # type: ignore[attr-defined]
+            if last["strike"] != (STRIKE_DEFAULT if chosen is None else chosen):
+                raise StateFormatError("the last flick's strike height is not the one its move names")
         return _copy_json(last)
 
 

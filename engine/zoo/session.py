@@ -32,7 +32,7 @@ from engine.core.session import BOT, PERSON, GameSession, Level, Notice, Seat
 from engine.zoo.actions import ChooseFirst, Flick, Pass, Place, UseAbility, ZooAction
 from engine.zoo.bot import OddsBot
 from engine.zoo.constants import FACE_NAMES, TEAMS, abilities, arena, constants, face_points
-from engine.zoo.game import EVENT, MODES, ZooGame, ZooState
+from engine.zoo.game import EVENT, MODES, STRIKE_DEFAULT, ZooGame, ZooState
 from engine.zoo.odds import AimNoise, FlickOdds, flick_odds, odds_grid
 
 SESSION_FORMAT = "tabletop-dojo/zoo-session"
@@ -159,6 +159,8 @@ class ZooSession(GameSession):
     direction = param.Number(default=0.0, doc="Degrees from straight in (rail) or heading (from where it lies).")
     speed = param.Number(default=1.2, doc="Flick speed, m/s.")
     use_ability_flag = param.Boolean(default=False, doc="Flick with the team's ability (Ambush, Trunk Shot).")
+    strike = param.Number(default=STRIKE_DEFAULT, bounds=(0.0, 1.0),
+                          doc="Strike height control: 0 strikes low (a push that slides), 1 high (topspin, tumbles).")
     last_frames = param.List(default=[], doc="Trajectory frames of the last flick, for animation.")
     round_result = param.ClassSelector(class_=RoundResult, default=None, allow_None=True,
                                        doc="How the last round ended, until the players go on to the next one.")
@@ -285,6 +287,17 @@ class ZooSession(GameSession):
         self.notice = Notice(self._proposal_hint())
         return True
 
+    def set_strike(self, strike: float) -> bool:
+        """The strike height of the flick: from 0 (low, it slides) to 1 (high, it tumbles)."""
+        if isinstance(strike, bool) or not isinstance(strike, (int, float)) or not math.isfinite(strike):
+            return self._refuse(f"the strike height must be a number from 0 to 1, not {repr(strike)[:40]}")
+        reason = self.state.illegal_strike_reason(Flick("A1", "S", None, "head", 0.0, 1.0, strike=float(strike)))
+        if reason is not None:
+            return self._refuse(reason)
+        self.strike = float(strike)
+        self.notice = Notice(self._proposal_hint())
+        return True
+
     def propose_flick(self, direction: float, speed: float) -> bool:
         """Aim: direction in degrees (from straight in, or a heading for a Trunk Shot) and speed in m/s."""
         try:
@@ -356,11 +369,12 @@ class ZooSession(GameSession):
         m = _SPOT.fullmatch(self.spot)
         if not self.die or m is None:
             return None
+        strike = None if self.strike == STRIKE_DEFAULT else float(self.strike)  # the default strike is not written
         if m["here"]:
-            return Flick(self.die, "here", None, None, float(self.direction), float(self.speed), True)
+            return Flick(self.die, "here", None, None, float(self.direction), float(self.speed), True, strike)
         along = None if m["dot"] else float(m["along"])
         return Flick(self.die, m["rail"], along, self.face, float(self.direction), float(self.speed),
-                     bool(self.use_ability_flag))
+                     bool(self.use_ability_flag), strike)
 
 
     def proposal_problem(self, ignore_aim: bool = False) -> str | None:

@@ -360,7 +360,8 @@ def test_a_points_round_shows_each_animal_face_and_points_both_totals_and_the_di
     click(page, *za.bench_xy(0, 3))
     until(lambda: s.die == "C4", page)
     drag(page, (150.0, 9.5), aim_vector(0.0, 0.6, 90.0))
-    until(lambda: s.proposal_problem() is None and abs(s.speed - 0.6) < 0.03, page)
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 0.6) < 0.03, page,
+          message=lambda: f"{s.notice.text} (speed {s.speed}, {s.proposal_problem()})")
     page.get_by_role("button", name="Commit flick").click()
     until(lambda: s.round_result is not None and dash.arena.settled(), page, timeout=60)
     r = s.round_result
@@ -466,3 +467,123 @@ def test_a_rail_click_off_the_dot_does_not_arm_the_ambush(page, serve_app, conso
     shot(page, "12_ambush_armed")
     assert console_errors == []
 
+
+
+def leaning_battle() -> str:
+    """A saved battle with C1 leaning 30 degrees against the west rail (its back still most nearly up) and E1
+    flat in the middle, P1 to flick."""
+    import numpy as np
+    from helpers import in_arena
+
+    from engine.zoo.arena3d import snap
+    from engine.zoo.arena3d.pose import quat_mat
+
+    s = ZooSession(seed=7, seats=["person", "person"], odds_workers=1)
+    in_arena(s.state, faces={"C1": "back", "E1": "back"}, dice=["C1", "E1"])
+    s.state.rail_rule = None
+    tilt = math.radians(-30.0)  # about the north axis: the top leans west
+    q = (math.cos(tilt / 2), 0.0, math.sin(tilt / 2), 0.0)
+    yaw, orientation = snap(quat_mat(np.array(q)))
+    c1 = s.state.dice["C1"]
+    c1.x, c1.y, c1.z, c1.quat, c1.angle, c1.orientation = 12.0, 150.0, 12.0, q, yaw, orientation
+    return s.save()
+
+
+TILT_WATCH = """([die, ms]) => new Promise((resolve) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === 'arena' && v.frame);
+  const src = v.model.renderers.find(r => r.name === 'moving').data_source;
+  const get = (k) => (src.data instanceof Map ? src.data.get(k) : src.data[k]);
+  const end = performance.now() + ms;
+  function look() {
+    const ids = get('id') || [], alpha = get('alpha') || [];
+    if (ids.filter((d, k) => d === die && alpha[k] > 0).length >= 2) { resolve(true); return; }
+    if (performance.now() > end) { resolve(false); return; }
+    requestAnimationFrame(look);
+  }
+  look();
+})"""
+"""JS: whether the animation draws ``die`` with two or more faces (tilted) within ``ms``, looked at every frame."""
+
+CUBES = """(poses) => poses.map(([x, y, w, a, b, c]) => window.dojoZooCube(x, y, w, a, b, c))"""
+
+
+def test_dice_are_drawn_as_cubes_tumble_with_their_tilt_and_replay_slowly(page, serve_app, console_errors,
+                                                                           tmp_path):
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, leaning_battle())
+    until(lambda: drawn(page, "faces")["id"].count("C1") == 2, page)  # the leaning die shows its side
+    assert drawn(page, "faces")["id"].count("E1") == 1
+    shot(page, "11_leaning_die")
+    # The strike slider, by keyboard (the handle takes the arrow keys): up to the highest strike.
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    for _ in range(40):  # each press moves it a step (a loaded machine may report a press late)
+        if s.strike == 1.0:
+            break
+        handle.press("ArrowRight")
+        page.wait_for_timeout(150)
+    until(lambda: s.strike == 1.0, page, message=lambda: f"strike {s.strike}")
+    click(page, *za.bench_xy(0, 1))
+    until(lambda: s.die == "C2", page)
+    click(page, 150.0, -10.0)
+    until(lambda: s.spot == "S-dot", page)
+    drag(page, (150.0, 9.5), aim_vector(-12.0, 1.1, 90.0))
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 1.1) < 0.05, page)
+    assert str(s.proposed_flick()).endswith("strike=1.0")
+    page.get_by_role("button", name="Commit flick").click()
+    tilted = page.evaluate(TILT_WATCH, ["C2", 1000 * (WAIT + 10)])  # watched in the browser, frame by frame
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / "12_tumbling.png"))
+    until(lambda: dash.arena.settled(), page, timeout=60)
+    assert tilted, "the flicked die was never drawn tilted while the high strike rolled it"
+    flick_log = dict(dash.arena.fps_log[-1])
+    duration = float(s.last_frames[-1]["t"])
+    assert flick_log["wall"] >= 0.9 * duration
+    # The browser's projection (used for every animation frame) is the page's own (adapter.cube_faces).
+    arena_dice = [d for d, die in s.state.dice.items() if die.status == "arena" and die.quat is not None]
+    poses = [[s.state.dice[d].x, s.state.dice[d].y, *s.state.dice[d].quat] for d in arena_dice]
+    for d, seen in zip(arena_dice, page.evaluate(CUBES, poses), strict=True):
+        die = s.state.dice[d]
+        mine = za.cube_faces(die.x, die.y, die.z, za.rotation({"quat": die.quat}))
+        assert [f["letter"] for f in seen] == [za.FACE_LETTERS[f["face"]] for f in mine]
+        for js, py in zip(seen, mine, strict=True):
+            assert js["xs"] == pytest.approx(py["xs"], abs=1e-6) and js["ys"] == pytest.approx(py["ys"], abs=1e-6)
+    page.get_by_role("button", name="Replay slowly").click()
+    until(lambda: dash.arena.animating, page)
+    page.evaluate("window.scrollTo(0, 0)")
+    for k in range(4):  # a film of the slow replay (each at once, a sixth of the replay apart)
+        page.wait_for_timeout(int(1000 * duration * 4 / 6))
+        page.screenshot(path=str(SHOTS / f"13_replaying_slowly_{k}.png"))
+    until(lambda: dash.arena.settled() and len(dash.arena.fps_log) >= 2, page, timeout=60 + 8 * duration)
+    replay = dash.arena.fps_log[-1]
+    print(f"flick {duration:.2f} s played in {flick_log['wall']:.2f} s, replayed in {replay['wall']:.2f} s")
+    assert replay["wall"] >= 3.9 * duration and replay["seconds"] >= duration
+    assert console_errors == []
+
+
+def test_a_points_battle_maps_the_expected_points_of_each_aim(page, serve_app, console_errors, tmp_path):
+    from helpers import in_arena
+
+    s0 = ZooSession(seed=4, mode="points", seats=["person", "person"], odds_workers=1)
+    in_arena(s0.state, faces={"E1": "head", "E2": "back"}, dice=["E1", "E2"])
+    s0.state.rail_rule, s0.state.to_move = None, 0
+    url, pages = serve(serve_app)
+    dash = open_game(page, url, pages)
+    s = dash.session
+    load(page, dash, tmp_path, s0.save())
+    click(page, *za.bench_xy(0, 0))
+    until(lambda: s.die == "C1", page)
+    drag(page, (150.0, 9.5), aim_vector(0.0, 1.2, 90.0))
+    until(lambda: s.proposal_problem() is None and abs(s.speed - 1.2) < 0.05, page)
+    page.get_by_role("button", name="Expected points", exact=True).click()
+    until(lambda: dash.odds.measure == "points", page)
+    until(lambda: dash.odds.grid is not None and dash.odds.mapped == dash.odds.cells, page, timeout=90)
+    expect_title(page, "heatmap", "Expected points by aim, 18 flicks a cell: click to aim")
+    cells = drawn(page, "heatmap_cells", fig="heatmap")
+    grid = dash.odds.grid
+    assert cells["p"] == pytest.approx([float(v) for v in grid["points_mean"]])
+    page.locator(".bk-Canvas").nth(1).scroll_into_view_if_needed()
+    shot(page, "14_expected_points_map")
+    assert console_errors == []

@@ -330,12 +330,15 @@ def test_a_stunned_die_is_hatched_with_its_own_alpha_and_its_hatch_moves_with_it
     assert data["hatch"][c1] == "x" and data["halpha"][c1] > 0 and data["halpha"][e1] == 0
     hidden = za.hide(dict(data), {"C1"})
     assert hidden["alpha"][c1] == 0 and hidden["halpha"][c1] == 0  # hidden while it moves, hatch and all
-    frames = [{"t": 0.0, "dice": {"C1": [60.0, 70.0, 0.0, "feet"], "E1": [105.0, 70.0, 0.0, "back"]}},
-              {"t": 0.1, "dice": {"C1": [80.0, 90.0, 0.2, "feet"], "E1": [105.0, 70.0, 0.0, "head"]}}]
-    first, rows = za.animation_data(s, frames, 1)
+    feet, back, head = ([0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.7071, 0.0, -0.7071, 0.0])  # up: F, B, H
+    frames = [{"t": 0.0, "dice": {"C1": [60.0, 70.0, 0.0, "feet", 9.0, *feet], "E1": [105.0, 70.0, 0.0, "back", 9.0,
+                                                                                      *back]}},
+              {"t": 0.1, "dice": {"C1": [80.0, 90.0, 0.2, "feet", 9.0, *feet], "E1": [105.0, 70.0, 0.0, "head", 9.0,
+                                                                                      *head]}}]
+    first, _text, rows = za.animation_data(s, frames, 1)
     assert first["halpha"][first["id"].index("C1")] > 0 and first["halpha"][first["id"].index("E1")] == 0
     assert rows["hatch"] == [1.0, 0.0, 1.0, 0.0] and rows["x"] == [60.0, 105.0, 80.0, 105.0]
-    for name in ("dice", "moving"):  # both layers draw the hatch with each die's own alpha
+    for name in ("faces", "moving"):  # both layers draw the hatch with each die's own alpha
         assert next(r for r in a.figure.renderers if r.name == name).glyph.hatch_alpha == "halpha"
 
 

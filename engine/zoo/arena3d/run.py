@@ -63,6 +63,7 @@ class SimResult:
     caged: dict[str, str] = field(default_factory=dict)  # die -> hole (SW, SE, NE, NW)
     left: dict[str, str] = field(default_factory=dict)  # die -> rail it went over
     tumbled: bool = True
+    rolls: int = 0  # the flicked die's rolls onto a new face (a quarter roll each), counted as it moves
     rail_before_strike: bool | None = None  # a rail was touched before the first die (None: no die touched)
     contacts: list[str] = field(default_factory=list)  # the flicked die's touches in order: "rail:S", die ids
     events: list[str] = field(default_factory=list)
@@ -345,5 +346,6 @@ class _Run:
             _settle_frames(frames, [*caged, *left], p)
         dice_touch = next((i for i, c in enumerate(contacts) if not c.startswith("rail:")), None)
         rail_first = None if dice_touch is None else any(c.startswith("rail:") for c in contacts[:dice_touch])
-        return SimResult(dice=out, caged=caged, left=left, tumbled=tumbled, rail_before_strike=rail_first,
+        return SimResult(dice=out, caged=caged, left=left, tumbled=tumbled, rolls=tumbles,
+                         rail_before_strike=rail_first,
                          contacts=contacts, events=self.events, frames=frames, time=t, steps=steps)
