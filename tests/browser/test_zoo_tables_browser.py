@@ -49,8 +49,11 @@ WATCH_MOVING = """() => {
   const moving = view.model.renderers.find(r => r.name === 'moving').data_source;
   window.zooSeen = [];
   const look = () => {
-    const d = moving.data, x = d instanceof Map ? d.get('x') : d['x'], y = d instanceof Map ? d.get('y') : d['y'];
-    if (x && x.length) window.zooSeen.push([...x].map((v, i) => v.toFixed(1) + ',' + y[i].toFixed(1)).join(' '));
+    // the moving dice are drawn as the faces of their cubes: one polygon a face, placed at its centre
+    const d = moving.data, xs = d instanceof Map ? d.get('xs') : d['xs'], ys = d instanceof Map ? d.get('ys') : d['ys'];
+    const mid = (p) => Array.from(p).reduce((a, b) => a + b, 0) / p.length;
+    if (xs && xs.length) window.zooSeen.push([...xs].map((p, i) => mid(p).toFixed(1) + ',' + mid(ys[i]).toFixed(1))
+      .join(' '));
     requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
