@@ -28,27 +28,45 @@ TEMPLATE = FOLDER / "site_template"
 DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.S)
 INLINE = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", re.S)
 CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
+TOKEN = re.compile(r"@@MATH(\d+)@@")
 EXEC_MIME = "application/vnd.holoviews_exec.v0+json"  # the output of every Panel or HoloViews display
 
 
-def mathml(text: str) -> str:
-    """``text`` with every ``$$...$$`` and ``$...$`` outside code spans replaced by MathML."""
+def mathml(text: str, formulas: list[str]) -> str:
+    """``text`` with every ``$$...$$`` and ``$...$`` outside code spans replaced by a token ``@@MATHn@@``; the
+    formula's MathML is appended to ``formulas`` (nbconvert's Markdown renderer would take MathML apart, so it
+    goes into the page only after export, by :func:`put_back`)."""
+    def token(latex: str, display: str) -> str:
+        formulas.append(convert(latex.strip(), display=display))
+        return f"@@MATH{len(formulas) - 1}@@"
+
     def one(part: str) -> str:
-        part = DISPLAY.sub(lambda m: convert(m.group(1).strip(), display="block"), part)
-        return INLINE.sub(lambda m: convert(m.group(1).strip()), part)
+        part = DISPLAY.sub(lambda m: token(m.group(1), "block"), part)
+        return INLINE.sub(lambda m: token(m.group(1), "inline"), part)
 
     return "".join(p if i % 2 else one(p) for i, p in enumerate(CODE.split(text)))
 
 
-def with_mathml(nb: nbformat.NotebookNode) -> None:
-    """Convert the math of Markdown cells and of HTML outputs (the exercises' derivations) in place."""
+def with_mathml(nb: nbformat.NotebookNode) -> list[str]:
+    """Tokenize the math of Markdown cells and of HTML outputs (the exercises' derivations) in place; the
+    formulas' MathML, in token order."""
+    formulas: list[str] = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = mathml(cell.source)
+            cell.source = mathml(cell.source, formulas)
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if "text/html" in data and "exercise-check" in data["text/html"]:
-                data["text/html"] = mathml(data["text/html"])
+                data["text/html"] = mathml(data["text/html"], formulas)
+    return formulas
+
+
+def put_back(page: str, formulas: list[str]) -> str:
+    """The exported page with each ``@@MATHn@@`` token replaced by its MathML; a token lost is an error."""
+    missing = [n for n in range(len(formulas)) if f"@@MATH{n}@@" not in page]
+    if missing:
+        raise ValueError(f"the export lost {len(missing)} formula(s), e.g. {formulas[missing[0]][:80]}")
+    return TOKEN.sub(lambda m: formulas[int(m.group(1))], page)
 
 
 def title_and_summary(nb: nbformat.NotebookNode) -> tuple[str, str]:
@@ -68,11 +86,11 @@ def build(notebook: Path, out: Path) -> tuple[str, str, float, list[str]]:
     title, summary = title_and_summary(nb)
     roots = [o["metadata"][EXEC_MIME]["id"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
              if EXEC_MIME in o.get("metadata", {})]
-    with_mathml(nb)
+    formulas = with_mathml(nb)
     nb.metadata["title"] = title
     exporter = HTMLExporter(template_name=TEMPLATE.name, extra_template_basedirs=[str(FOLDER)], embed_images=True)
     body, _ = exporter.from_notebook_node(nb)
-    (out / f"{notebook.stem}.html").write_text(body, encoding="utf-8")
+    (out / f"{notebook.stem}.html").write_text(put_back(body, formulas), encoding="utf-8")
     return title, summary, seconds, roots
 
 

@@ -124,9 +124,14 @@ def test_an_exported_notebook_draws_its_plots_with_no_cdn(notebook, exported, pa
 MATH_DRAWN = """() => {
   const maths = [...document.querySelectorAll('math')];
   const drawn = maths.filter(m => { const r = m.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
-  return {math: maths.length, drawn: drawn.length, dollars: (document.body.innerText.match(/\\$\\$/g) || []).length};
+  const built = maths.filter(m => m.querySelector('mfrac, msup, msub, munderover, msqrt') && m.textContent.trim());
+  const tall = built.filter(m => m.getBoundingClientRect().height > 24);  // a fraction or a sum stacks its parts
+  return {math: maths.length, drawn: drawn.length, built: built.length, tall: tall.length,
+          dollars: (document.body.innerText.match(/\\$\\$/g) || []).length};
 }"""
-"""JS: how many MathML formulas the page has, how many the browser laid out with a size, and any "$$" left."""
+"""JS: how many MathML formulas the page has, how many the browser laid out with a size, how many hold a fraction,
+power, index or sum and how many of those are drawn taller than a line (laid out as mathematics, not run together
+as text), and any "$$" left."""
 
 
 def test_the_docs_site_opens_offline_with_its_plots_and_math_drawn(exported, page):
@@ -150,7 +155,8 @@ def test_the_docs_site_opens_offline_with_its_plots_and_math_drawn(exported, pag
     drawn = page.wait_for_function(DRAWN, arg=pages[0]["roots"], timeout=WAIT).json_value()
     assert drawn and not [p for p in drawn if p["width"] == 0 or p["height"] == 0 or p["colours"] < 2]
     math = page.evaluate(MATH_DRAWN)
-    assert math["math"] >= 10 and math["drawn"] >= 10 and math["dollars"] == 0, math
+    assert math["math"] >= 10 and math["drawn"] == math["math"] and math["dollars"] == 0, math
+    assert math["built"] >= 5 and math["tall"] >= 5, math
     panel_css = [u for u in blocked if u.startswith(PANEL_CDN) and u.split("?")[0].endswith(".css")]
     assert [u for u in blocked if u not in panel_css] == [], f"the site fetches from another host: {blocked}"
     assert errors == []
