@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 5006
 
-.PHONY: serve test lab install install-test chromium lint bench
+.PHONY: serve test lab install install-test chromium lint bench docs
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -37,6 +37,10 @@ test: install-test chromium
 	$(BIN)/python -m mypy engine
 	$(BIN)/python -m pytest -q tests engine README.md
 	$(BIN)/python -m pytest -q --nbmake notebooks
+
+# The teaching notebooks as a static site (build/docs/index.html): executed, one self-contained page each, offline.
+docs: install-test
+	$(BIN)/python notebooks/build_site.py --out build/docs
 
 # The soak drives Debian's chromium with Playwright (a test extra): 20 tabs for 3 minutes, then closed.
 bench: install-test chromium

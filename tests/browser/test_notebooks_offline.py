@@ -4,13 +4,17 @@ Chromium with every host but 127.0.0.1 blocked, it draws all its plots and its d
 BokehJS, Panel and HoloViews must come inline with the notebook (``hv.extension("bokeh", inline=True)``,
 ``pn.extension(inline=True)``), never from a CDN. The only requests to other hosts allowed are the ones of
 nbconvert's own page template (require.js, MathJax and Mermaid, read from the exporter's settings): they are
-not Panel's, and nothing the notebooks show needs them.
+not Panel's, and nothing the notebooks show needs them. The static site of ``make docs`` (``notebooks/build_site.py``)
+drops them too: its pages ask for nothing from another host.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,3 +119,44 @@ def test_an_exported_notebook_draws_its_plots_with_no_cdn(notebook, exported, pa
     if panel_css:  # every plot is drawn offline; only Panel's theme stylesheets of a pane built late are links
         pytest.xfail(f"issue 11: {notebook.name} links {len(panel_css)} Panel stylesheet(s) of a pane rendered after "
                      f"its first display to the CDN: {panel_css[:3]}")
+
+
+MATH_DRAWN = """() => {
+  const maths = [...document.querySelectorAll('math')];
+  const drawn = maths.filter(m => { const r = m.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
+  const built = maths.filter(m => m.querySelector('mfrac, msup, msub, munderover, msqrt') && m.textContent.trim());
+  const tall = built.filter(m => m.getBoundingClientRect().height > 24);  // a fraction or a sum stacks its parts
+  return {math: maths.length, drawn: drawn.length, built: built.length, tall: tall.length,
+          dollars: (document.body.innerText.match(/\\$\\$/g) || []).length};
+}"""
+"""JS: how many MathML formulas the page has, how many the browser laid out with a size, how many hold a fraction,
+power, index or sum and how many of those are drawn taller than a line (laid out as mathematics, not run together
+as text), and any "$$" left."""
+
+
+def test_the_docs_site_opens_offline_with_its_plots_and_math_drawn(exported, page):
+    """``make docs``'s builder, on one notebook: the index links the page, which draws every plot and formula with
+    every request to another host refused, and asks for none (no MathJax, require.js or CDN)."""
+    folder, url = exported
+    site = folder / "site"
+    notebook = NOTEBOOKS[0]
+    subprocess.run([sys.executable, str(notebook.parent / "build_site.py"), "--out", str(site), str(notebook)],
+                   check=True, timeout=900, capture_output=True)
+    pages = json.loads((site / "pages.json").read_text())
+    assert [p["page"] for p in pages] == [f"{notebook.stem}.html"] and pages[0]["roots"]
+    blocked = block_other_hosts(page)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(url + "site/index.html", wait_until="load")
+    link = page.get_by_role("link", name=pages[0]["title"])
+    link.click()
+    page.wait_for_url(f"**/site/{notebook.stem}.html")
+    drawn = page.wait_for_function(DRAWN, arg=pages[0]["roots"], timeout=WAIT).json_value()
+    assert drawn and not [p for p in drawn if p["width"] == 0 or p["height"] == 0 or p["colours"] < 2]
+    math = page.evaluate(MATH_DRAWN)
+    assert math["math"] >= 10 and math["drawn"] == math["math"] and math["dollars"] == 0, math
+    assert math["built"] >= 5 and math["tall"] >= 5, math
+    panel_css = [u for u in blocked if u.startswith(PANEL_CDN) and u.split("?")[0].endswith(".css")]
+    assert [u for u in blocked if u not in panel_css] == [], f"the site fetches from another host: {blocked}"
+    assert errors == []
