@@ -48,6 +48,10 @@ from engine.kf2100.actions import (
 )
 from engine.kf2100.data import CHIT_TECHNIQUES
 from engine.kf2100.solo import solo_choice
+from engine.kf2100.state_combat import CombatRules
+
+answer_column = CombatRules.answer_column
+"""The CRT column an answering chit is read on (the rules' own, ``CombatRules.answer_column``)."""
 
 MELEE = (*CHIT_TECHNIQUES, "weapon")
 
@@ -60,10 +64,6 @@ GUARDS = 2                 # unarmed Technicians set up face down beside the hid
 DECOY_ROOMS = ("servants_quarters", "records")  # servants set up there stay face down as decoys
 DECOYS_PER_ROOM = 2
 DECOY_DISTANCE = 8         # a face-down servant this far from equipment and Terminators is not activated
-
-
-def answer_column(chit: str) -> str:
-    return chit if chit in CHIT_TECHNIQUES else "weapon"
 
 
 def chit_scores(crt: dict[str, dict[str, int]]) -> dict[str, float]:

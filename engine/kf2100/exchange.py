@@ -27,16 +27,14 @@ import pandas as pd
 from scipy.optimize import linprog
 
 from engine.kf2100.data import CHIT_TECHNIQUES, WEAPON_CHITS, RuleBook, rulebook
+from engine.kf2100.state_combat import CombatRules
+
+answer_column = CombatRules.answer_column
 
 TERMINATORS, CLONE_MASTER = 0, 1
 SUPPORT_TOLERANCE = 1e-9
 """A probability above this in the floating-point solution puts its chit in the support."""
 Matrix = Sequence[Sequence[Fraction]]
-
-
-def answer_column(chit: str) -> str:
-    """The CRT column an answering chit is read on: its technique, or "weapon" for any weapon."""
-    return chit if chit in CHIT_TECHNIQUES else "weapon"
 
 
 def p_hit(need: int) -> Fraction:
