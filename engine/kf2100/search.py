@@ -24,8 +24,10 @@ the position is scored by a material evaluation of the victory conditions, also 
 
 from __future__ import annotations
 
+import re
 import time
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
@@ -36,6 +38,7 @@ import numpy as np
 from engine.core import CHANCE, Policy
 from engine.core.protocol import Action, State
 from engine.kf2100.bots import CLONE_MASTER, TERMINATORS, HeuristicBot
+from engine.kf2100.data import CHIT_TECHNIQUES, TECHNIQUES
 
 SETUP_LETTER = {"servant": "S", "unarmed_technician": "T", "armed_technician": "T", "jelly": "J"}
 """The room initials each kind of counter may be set up under (the seed's set-up rule); a kind not named
@@ -150,18 +153,84 @@ def _shuffle_counters(world: Any, figs: list[Any], squares: list[int], rng: np.r
         world.figs[fid].pos = sq
 
 
+PLAYED = re.compile(r"^(?P<fig>\S+) (?P<chit>\S+) on \S+ \(answer (?:none|(?P<by>\S+) (?P<with>\S+))\)$")
+"""A combat roll's log line (``state_flow``): the attack chit played, and the answering chit if any."""
+
+
+def played_chits(state: Any) -> dict[str, Counter[str]]:
+    """The chits each figure has played in the combat now fought, from public facts only: the rolls of this
+    phase in the log (every attack and answer is shown when played) and the attack and answer on the table.
+
+    A figure fights in one combat a phase, so this phase's rolls by the combat's members are this combat's.
+    An answer that goes on to attack (the "aim" step) is one chit, not two: an attack by the figure and with
+    the chit that answered just before is that same chit."""
+    c = state.combat
+    if c is None:
+        return {}
+    members = set(c.members)
+    exchanges: list[tuple[str, str, tuple[str, str] | None]] = []
+    for entry in state.log:
+        if entry.get("turn") != state.turn or entry.get("phase") != state.phase or "roll" not in entry:
+            continue
+        m = PLAYED.match(entry["what"])
+        if m is None or m["fig"] not in members:
+            continue
+        exchanges.append((m["fig"], m["chit"], (m["by"], m["with"]) if m["by"] else None))
+    if c.attack is not None and c.step in ("answer", "roll"):  # on the table, not rolled (so not logged) yet
+        exchanges.append((c.attack[0], c.attack[1], c.answer))
+    played: dict[str, Counter[str]] = {}
+    before: tuple[str, str] | None = None
+    for fig, chit, answer in exchanges:
+        if before != (fig, chit):
+            played.setdefault(fig, Counter())[chit] += 1
+        if answer is not None:
+            played.setdefault(answer[0], Counter())[answer[1]] += 1
+        before = answer
+    return played
+
+
+def levels_lost(state: Any, fid: str) -> Counter[str]:
+    """The ability levels ``fid`` has lost this phase (so in this combat), from the log's public events."""
+    lost: Counter[str] = Counter()
+    prefix = f"{fid} loses a level of "
+    for entry in state.log:
+        text = entry.get("event", "")
+        if entry.get("turn") == state.turn and entry.get("phase") == state.phase and text.startswith(prefix):
+            lost[text[len(prefix):]] += 1
+    return lost
+
+
+def chit_pool(state: Any, f: Any, played: Counter[str]) -> list[str]:
+    """The chits ``f`` may still hold, as a pool to draw from: of each, what its levels (or weapon) allowed when
+    it picked, less the ones it has played in this combat, and no more than its levels allow now (a level lost
+    takes a held chit of it away)."""
+    options_now, _ = state.chit_options(f)
+    lost = levels_lost(state, f.id)
+    pool: list[str] = []
+    for chit in sorted(set(options_now) | set(played) | (set(lost) & set(CHIT_TECHNIQUES))):
+        if chit in CHIT_TECHNIQUES:
+            now = f.levels[TECHNIQUES.index(chit)]
+            spent_on_door = len([x for x in state.door_chits.get(f.id, []) if x == chit])
+            at_pick = now + lost[chit] - spent_on_door
+            k = min(at_pick - played[chit], now)
+        else:
+            k = options_now.get(chit, 0) - played[chit]
+        pool.extend([chit] * max(0, k))
+    return pool
+
+
 def _redraw_chits(world: Any, player: int, rng: np.random.Generator) -> None:
-    """The other side's unplayed chits in the combat, redrawn: as many as each figure holds, each chit one its
-    levels (or weapon) allow."""
+    """The other side's unplayed chits in the combat, redrawn: as many as each figure holds, from the chits
+    it may still hold (``chit_pool``: its levels at the pick less what it has played since)."""
     c = world.combat
     if c is None:
         return
+    played = played_chits(world)
     for fid in sorted(c.chits):
         f = world.figs[fid]
         if f.side == player or not c.chits[fid]:
             continue
-        options, _ = world.chit_options(f)
-        pool = [chit for chit, n in sorted(options.items()) for _ in range(n)]
+        pool = chit_pool(world, f, played.get(fid, Counter()))
         k = min(len(c.chits[fid]), len(pool))
         picks: Any = rng.choice(len(pool), size=k, replace=False) if k else []
         c.chits[fid] = sorted(pool[int(i)] for i in picks)

@@ -137,3 +137,26 @@ def test_versus_heuristic_reads_the_tournament_table():
     assert round(t["search_win_low"], 3) == 0.502 and list(table["side"]) == ["terminators"]
     rows[0]["wins"], rows[0]["win_low"] = 50, 0.40
     assert not versus_heuristic(pd.DataFrame(rows, columns=COLUMNS)).iloc[0]["beats_heuristic"]
+
+
+def test_chits_already_played_in_the_combat_are_not_redrawn():
+    # T1 (one level of each technique) picks Fist, Kick and Mist and punches: the Fist is spent, so the Clone
+    # Master's worlds give him two of Kick, Mist and Monkey, never a second Fist (he has one level of it).
+    from engine.kf2100.actions import Lead, Roll
+
+    s = skirmish(BASIC, {"T1": "n9", "J6": "o9"}, phase="combat1", levels={"T1": [1, 1, 1, 1, 2]})
+    s.apply_action(Chits("T1", ("fist", "kick", "mist")))
+    s.apply_action(Chits("J6", ("kick", "mist")))
+    s.apply_action(Lead(TERMINATORS))
+    s.apply_action(Attack("T1", "fist", "J6"))
+    assert s.current_player() == CLONE_MASTER
+    draws = {tuple(determinize(s, CLONE_MASTER, np.random.default_rng(k)).combat.chits["T1"]) for k in range(40)}
+    assert draws == {("kick", "mist"), ("kick", "monkey"), ("mist", "monkey")}
+    # J6 answers with Mist, misses... the Mist goes on to attack T1 (the aim step): one chit played, not two
+    s.apply_action(Answer("J6", "mist"))
+    s.apply_action(Roll(6))
+    s.apply_action(Attack("J6", "mist", "T1"))
+    assert s.current_player() == TERMINATORS
+    from engine.kf2100.search import played_chits  # new with the fix: imported here so the draws fail first
+
+    assert played_chits(s) == {"T1": {"fist": 1}, "J6": {"mist": 1}}
