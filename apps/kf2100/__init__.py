@@ -50,7 +50,9 @@ def table_game_page(session: KungFuSession, may_act: Callable[..., bool]) -> Kun
         if held != sides.held:
             sides.held = held
 
-    table.param.watch(follow, ["seats"])  # made while the page is built: it goes when the page closes
+    # Made while the page is built, so it goes when the page closes; after the table's hand-over watcher (a
+    # higher precedence runs later), so the page redrawn for its new seats sees the hand-over as it now is.
+    table.param.watch(follow, ["seats"], precedence=1)
     return KungFuPage(session=session, may_act=may_act, sides=sides, at_table=True, served=True)
 
 
