@@ -103,7 +103,8 @@ class Board(pn.viewable.Viewer):
                     text_font_size="7pt", text_color="tcolour", text_font_style="bold", **still))
 
         layers = hv.DynamicMap(moving, streams=[self.pipe])
-        return (base * edge * fixed * trail * layers * rooms).opts(
+        # the room names under the counters: a counter on a room's top edge hides its name, never the other way
+        return (base * edge * fixed * rooms * trail * layers).opts(
             hv.opts.Overlay(xlim=xlim, ylim=ylim, frame_width=round((xlim[1] - xlim[0]) * SCALE),
                             frame_height=round((ylim[1] - ylim[0]) * SCALE), xaxis=None, yaxis=None, toolbar=None,
                             show_frame=False, bgcolor="#f8fafc", border=0, backend_opts={"plot.name": "board"}))

@@ -126,9 +126,9 @@ class BoardModel:
         return cell.room
 
     def room_labels(self) -> dict[str, list]:
-        """Room names on the top edge of each room (turned, in the middle, for narrow rooms). They are drawn
-        over the counters on a pale ground, so a room full of counters still shows its name; on the edge they
-        hide no more than the top of the squares under them."""
+        """Room names on the top edge of each room (turned, in the middle, for narrow rooms), on a pale ground.
+        The board draws them under the counters, so a name never covers a counter (a counter may cover a
+        name's middle; the name is on its room's hover text too)."""
         out: dict[str, list] = {"x": [], "y": [], "text": [], "angle": []}
         for key, squares in self.board.rooms.items():
             cols = [sq % self.width for sq in squares]

@@ -30,6 +30,8 @@ RECONSTRUCTION = ("The map, the Combat Results Table and the unit values are **a
                   "rules sheet is not available (see `engine/kf2100/data/`).")
 BOX = {"background": "#ffffff", "border": "1px solid #e5e7eb", "border-radius": "10px",
        "padding": "4px 12px 10px 12px", "box-shadow": "0 1px 3px rgba(0,0,0,0.06)"}
+RIGHT_WIDTH = 300
+"""The column beside the lair: narrow enough that the lair and it fit a 1280 px wide window side by side."""
 LEFT_TABLE = ":host table td, :host table th { text-align: left !important; padding: 1px 6px !important; }"
 ODDS_CSS = ":host table.odds td, :host table.odds th {padding: 1px 6px; text-align: left;}"
 LEGEND = ("".join(f"<span style='display:inline-block;margin:0 8px 0 0'><span style='display:inline-block;"
@@ -98,8 +100,8 @@ class KungFuPage(pn.viewable.Viewer):
         crt = pn.pane.HoloViews(charts.crt(lambda: self.crt_cells, self.param.crt_cells), linked_axes=False)
         game = pn.pane.HTML(self._bound(lambda: game_theory.exchange_html(s, b.armed), v, armed), margin=(0, 6),
                             width=420, name="exchange", stylesheets=[ODDS_CSS])
-        self.combat_box = box("Combat", pn.Row(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt),
-                                               game),
+        self.combat_box = box("Combat", pn.FlexBox(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt),
+                                                   game, flex_wrap="wrap", margin=0),
                               sizing_mode="stretch_width",
                               visible=self._bound(lambda: s.state.combat is not None or s.state.step is Step.DOOR,
                                                   v))
@@ -121,7 +123,7 @@ class KungFuPage(pn.viewable.Viewer):
             rules,
             box("Vital equipment", md(self._bound(lambda: views.equipment_markdown(s), v), margin=(0, 6),
                                       renderer_options=NO_HTML), sizing_mode="stretch_width"),
-            width=430)
+            width=RIGHT_WIDTH)
         heart = md(self._bound(lambda: views.heart_markdown(s, sides.view(s)), v, held), margin=(0, 6),
                    renderer_options=NO_HTML)
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),
@@ -136,13 +138,15 @@ class KungFuPage(pn.viewable.Viewer):
             pn.Row(box("The lair", self.board, pn.pane.HTML(LEGEND, styles={"font-size": "11px", "color": "#374151"},
                                                              margin=(0, 6))), right),
             self.combat_box,
-            pn.Row(box("Roll log: every d6 with the chance it had", log, width=700),
-                   pn.Column(box("Figures", frame, sizing_mode="stretch_width"),
-                             box("Mountain Heart", heart, sizing_mode="stretch_width"), width=680)),
+            pn.FlexBox(box("Roll log: every d6 with the chance it had", log, width=620),
+                       pn.Column(box("Figures", frame, sizing_mode="stretch_width"),
+                                 box("Mountain Heart", heart, sizing_mode="stretch_width"), width=640),
+                       flex_wrap="wrap", margin=0),
             box("New game, save, load", self.controls,
                 pn.pane.Markdown(RECONSTRUCTION, margin=(0, 6), styles={"color": "#6b7280"}),
                 sizing_mode="stretch_width"),
-            styles={"background": "#f3f4f6"}, name="kf2100", width=1400)
+            sizing_mode="stretch_width", styles={"background": "#f3f4f6", "max-width": "1400px", "margin": "0 auto"},
+            name="kf2100")
 
     def _follow_crt(self, *_events: Any) -> None:
         cells = views.crt_target(self.session, self.board.armed)

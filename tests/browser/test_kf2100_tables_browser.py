@@ -333,3 +333,35 @@ def test_one_browser_holds_both_seats_with_the_hand_over_or_hands_a_side_to_the_
     assert s.state.turn > 1 or s.state.phase != "move1"
     ctx.close()
     assert server_errors == []
+
+
+LAYER_ORDER = """() => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "board" && v.frame);
+  const has = (r, k) => r.data_source && (r.data_source.data instanceof Map ? r.data_source.data.has(k)
+                                                                             : k in r.data_source.data);
+  const rs = v.model.renderers;
+  const text = (r) => { const d = r.data_source.data; return d instanceof Map ? d.get("text") : d.text; };
+  return {rooms: rs.findIndex(r => has(r, "text") && [...text(r)].includes("Kitchen")),
+          counters: rs.findIndex(r => has(r, "detail"))};
+}"""
+"""JS: where the room names and the counters are in the board's drawing order (later is drawn on top)."""
+
+
+def test_the_page_fits_a_1280_px_window_and_room_names_are_drawn_under_the_counters(tables, browser,
+                                                                                     server_errors):
+    url, _, pages = tables
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    open_page(page, url + "kf2100", pages)
+    shows(page, "Terminators: you")
+    page.wait_for_timeout(500)
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"the page scrolls sideways at 1280 px: {widths}"
+    board = page.locator(".bk-Canvas, canvas").first.bounding_box()
+    move = page.get_by_text("Your move").first.bounding_box()
+    assert move["x"] > board["x"] + 500 and move["y"] < board["y"] + 200  # the decisions beside the lair
+    order = page.evaluate(LAYER_ORDER)
+    assert 0 <= order["rooms"] < order["counters"], f"room names drawn over the counters: {order}"
+    shot(page, "5_at_1280_px")
+    ctx.close()
+    assert server_errors == []
