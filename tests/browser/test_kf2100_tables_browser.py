@@ -13,6 +13,7 @@ hand the other side to a bot. Screenshots of both browsers in the combat go to `
 from __future__ import annotations
 
 import re
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from playwright.sync_api import expect
 
 from apps import kf2100
 from apps._files import data_dir
-from apps._tables import TOKEN_COOKIE, TablePage, use_registry
+from apps._tables import TOKEN_COOKIE, TablePage, use_registry, watchers_of
 from engine.core import dump_state
 from engine.core.seal import Sealer
 from engine.core.tables import TableRegistry, new_token
@@ -71,7 +72,8 @@ def tables(serve_app):
         pages.append(built)
         return built
 
-    url = serve_app({"kf2100": page}, session_history=-1)
+    url = serve_app({"kf2100": page}, session_history=-1, check_unused_sessions_milliseconds=200,
+                    unused_session_lifetime_milliseconds=500)
     yield url, reg, pages
 
 
@@ -365,3 +367,24 @@ def test_the_page_fits_a_1280_px_window_and_room_names_are_drawn_under_the_count
     shot(page, "5_at_1280_px")
     ctx.close()
     assert server_errors == []
+
+
+def test_closed_pages_of_a_table_leave_no_watcher_on_its_session_or_table(tables, browser):
+    """The table outlives its pages: a closed page's board, panels and seats must let go of it."""
+    url, _, pages = tables
+    ctx = browser.new_context()
+    player = ctx.new_page()
+    table = open_page(player, url + "kf2100", pages).table
+    player.wait_for_timeout(500)
+    baseline = len(watchers_of(table))
+    for _ in range(3):
+        other = browser.new_context()
+        open_page(other.new_page(), player.url, pages)
+        assert table.watching == 1 and len(watchers_of(table)) > baseline
+        other.close()
+        deadline = time.time() + 30  # the server ends a closed tab's session a moment later
+        while time.time() < deadline and table.watching:
+            player.wait_for_timeout(200)
+        assert table.watching == 0
+    assert len(watchers_of(table)) == baseline
+    ctx.close()
