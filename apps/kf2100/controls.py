@@ -17,6 +17,7 @@ from apps._files import NO_HTML, GameFiles
 from apps.commands import on_page
 from apps.kf2100 import views
 from apps.kf2100.board import Board
+from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns
 from engine.core.session import BOT, PERSON, Level, Notice
 from engine.kf2100.session import SCENARIOS, KungFuSession
@@ -39,9 +40,16 @@ class DecisionPanel(pn.viewable.Viewer):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self._buttons: dict[views.Choice, pn.widgets.Button] = {}
-        sides = self.board.sides
-        self._view = pn.panel(pn.bind(self._show, self.session.param.version, self.board.param.armed,
-                                      sides.param.held), sizing_mode="stretch_width", margin=0)
+        self._view = pn.Column(self._show(self.session.version, self.board.armed), sizing_mode="stretch_width",
+                               margin=0)
+        # Redrawn on this page's document, whichever browser at the table moved (see apps.kf2100.live).
+        redraw = on_page_of(page_document(), self._redraw)
+        self.session.param.watch(redraw, ["version"])
+        self.board.param.watch(redraw, ["armed"])
+        self.board.sides.param.watch(redraw, ["held"])
+
+    def _redraw(self) -> None:
+        self._view.objects = [self._show(self.session.version, self.board.armed)]
 
     def shown(self) -> views.Decisions:
         return views.decisions(self.session, self.board.armed, self.board.sides.held)

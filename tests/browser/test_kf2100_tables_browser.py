@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 import urllib.parse
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,29 @@ BOARD_DETAILS = """() => {
   return out;
 }"""
 """JS: the hover texts of the counters the browser holds."""
+CRT_OUTLINED = """() => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "crt" && v.frame);
+  if (!v) return -1;
+  for (const r of v.model.renderers) {  // the outline: the one layer of squares without a colour of their own
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("left") !== undefined && get("color") === undefined) return get("left").length;
+  }
+  return -2;
+}"""
+"""JS: how many CRT cells the browser outlines (the attack about to be played, or answered)."""
+OUTLOOK_BARS = """() => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "hits" && v.frame);
+  if (!v) return -1;
+  let n = 0;
+  for (const r of v.model.renderers) {
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("label") !== undefined) n = Math.max(n, get("label").length);
+  }
+  return n;
+}"""
+"""JS: how many bars the whole-combat outlook draws."""
 HAS_TEXT = """(text) => {
   const stack = [document];
   while (stack.length) {
@@ -64,7 +88,8 @@ TERMINATORS, CLONE_MASTER = "Terminators", "Clone Master"
 def tables(serve_app):
     """Serve ``/kf2100`` as ``dojo serve`` does; yields (base URL, registry, the pages built)."""
     folder = data_dir()
-    reg = use_registry(TableRegistry(folder / "tables", {"kf2100": KF2100_TABLE}, Sealer.in_folder(folder)))
+    game = replace(KF2100_TABLE, secret_seed=lambda: 3_141_592_653_589_793_238)  # the same dice in every run
+    reg = use_registry(TableRegistry(folder / "tables", {"kf2100": game}, Sealer.in_folder(folder)))
     pages: list[TablePage] = []
 
     def page() -> object:
@@ -195,7 +220,8 @@ def test_two_browsers_play_a_turn_with_an_entry_a_move_and_a_combat_each_seeing_
     c.wait_for_function(f"() => ({BOARD_DETAILS})().some(d => d.startsWith('{jelly}: '))", timeout=WAIT * 1000)
     t.wait_for_function(f"() => ({BOARD_DETAILS})().some(d => d.startsWith('{jelly}: '))", timeout=WAIT * 1000)
     press(t, s, f"End {PHASE_TITLES['move1']}")
-    press(c, s, "Stay hidden")
+    if s.state.step is Step.CM_WINDOW:  # the Clone Master may reveal himself before the combat phase
+        press(c, s, "Stay hidden")
 
     # The combat: each side picks its chits in secret; the other sees only how many.
     until(lambda: s.state.step is Step.PICK and s.person_to_move() == 0, t)
@@ -211,6 +237,9 @@ def test_two_browsers_play_a_turn_with_an_entry_a_move_and_a_combat_each_seeing_
     t.get_by_role("button", name="T1: Iron Fist").click()
     until(lambda: mine.game.board.armed == ("T1", "fist"), t)
     shows(t, "Chance to hit, by the answer given")
+    for page in (t, c):  # the whole-combat outlook, worked out off the loop, drawn in both browsers
+        page.wait_for_function(f"() => ({OUTLOOK_BARS})() > 0", timeout=WAIT * 1000)
+    t.wait_for_function(f"() => ({CRT_OUTLINED})() == 6", timeout=WAIT * 1000)  # the fist's row of the CRT
     shot(t, "2_terminators_armed")
     rolls = len(s.log)
     for _ in range(3):
@@ -229,6 +258,8 @@ def test_two_browsers_play_a_turn_with_an_entry_a_move_and_a_combat_each_seeing_
         page, held = (t, mine) if side == 0 else (c, theirs)
         step, version = s.state.step, s.version
         if step is Step.ANSWER:
+            other = c if side == 0 else t
+            other.wait_for_function(f"() => ({CRT_OUTLINED})() == 1", timeout=WAIT * 1000)  # the other's move
             shot(page, f"3_{'terminators' if side == 0 else 'clone_master'}_answer")
             page.locator("button", has_text="(hit").first.click(timeout=WAIT * 1000)
         elif step is Step.LOSS:
