@@ -37,15 +37,15 @@ from apps.commands import on_page
 from engine.core.seal import Sealer
 from engine.core.session import BOT
 from engine.core.tables import Table, TableError, TableGame, TableRegistry, new_token, token_key, valid_id
+from engine.kf2100.table import KF2100_TABLE
 from engine.kzin.table import KZIN_TABLE
 from engine.zoo.table import ZOO_TABLE
 
 log = logging.getLogger(__name__)
 
 TOKEN_COOKIE = "dojo_token"
-TABLE_GAMES: dict[str, TableGame] = {KZIN_TABLE.slug: KZIN_TABLE}
-TABLE_GAMES[ZOO_TABLE.slug] = ZOO_TABLE
-"""The games played at tables (Kung Fu 2100 and Kung-Fu Zoo join in a later step)."""
+TABLE_GAMES: dict[str, TableGame] = {game.slug: game for game in (KZIN_TABLE, KF2100_TABLE, ZOO_TABLE)}
+"""The games played at tables: all three."""
 IDLE_SECONDS = 1800.0
 """A table no page has shown for this long is written out and dropped from memory (``$TABLETOP_DOJO_IDLE``)."""
 MAX_TABLES = 200

@@ -8,7 +8,15 @@ and what they show is computed by the pure functions of :mod:`apps.kf2100.views`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+
 from apps.kf2100.page import TITLE, KungFuPage
+from apps.kf2100.sides import Sides, held_sides
+from engine.core.session import BOT
+from engine.core.tables import Table
 from engine.kf2100.session import KungFuSession
 
 DESCRIPTION = ("Terminators storm the Clone Master's lair on a clickable map: hot-seat, against the bot or solo, "
@@ -22,4 +30,56 @@ def create_app(served: bool = False) -> KungFuPage:
     return KungFuPage(session=KungFuSession(hand_over=True, pace=served), served=served)
 
 
-__all__ = ["DESCRIPTION", "ORDER", "TITLE", "KungFuPage", "create_app"]
+def table_game_page(session: KungFuSession, may_act: Callable[..., bool]) -> KungFuPage:
+    """A browser's page of a Kung Fu 2100 table: it shows and plays the sides of the seats its browser holds, and
+    follows them as the browser takes or leaves seats (``may_act`` is the table's seat bar's gate, and the bar
+    says which browser this page is for)."""
+    from apps._tables import SeatBar
+
+    bar = getattr(may_act, "__self__", None)
+    if not isinstance(bar, SeatBar):
+        raise TypeError("a table's page is built with its seat bar's may_act")
+    table, token = bar.table, bar.token
+    sides = Sides(held=held_sides(table.seat_names(), table.seats_of(token)))
+
+    def follow(*_events: Any) -> None:
+        held = held_sides(table.seat_names(), table.seats_of(token))
+        if held != sides.held:
+            sides.held = held
+
+    # Made while the page is built, so it goes when the page closes; after the table's hand-over watcher (a
+    # higher precedence runs later), so the page redrawn for its new seats sees the hand-over as it now is.
+    table.param.watch(follow, ["seats"], precedence=1)
+    return KungFuPage(session=session, may_act=may_act, sides=sides, at_table=True, served=True)
+
+
+def keep_hand_over(table: Table) -> None:
+    """The table's hot-seat hand-over is on while one browser holds both seats (today's hand-over screen), off
+    while two browsers hold one side each (each screen shows only its own side). Watched once per table."""
+    if getattr(table, "kf2100_hand_over", False):
+        return
+
+    def follow(*_events: Any) -> None:
+        holders = [h for h in table.seats.values()]
+        one_browser = len(holders) == 2 and holders[0] == holders[1] and holders[0] not in (None, BOT)
+        if table.session.hand_over != one_browser:
+            table.session.hand_over = one_browser
+
+    table.param.watch(follow, ["seats"])
+    table.kf2100_hand_over = True  # type: ignore[attr-defined]
+    follow()
+
+
+def create_table_app() -> pn.viewable.Viewable:
+    """The page of a Kung Fu 2100 table (what ``dojo serve`` shows at ``/kf2100``): the table of ``?table=``, or a
+    new one; two browsers play one side each, a side plays a bot, or one browser holds both seats (hot-seat)."""
+    from apps._tables import TablePage, table_page
+
+    page = table_page("kf2100", table_game_page)
+    if isinstance(page, TablePage):
+        keep_hand_over(page.table)
+    return page
+
+
+__all__ = ["DESCRIPTION", "ORDER", "TITLE", "KungFuPage", "create_app", "create_table_app", "keep_hand_over",
+           "table_game_page"]

@@ -17,6 +17,8 @@ import param
 
 from apps.commands import on_page
 from apps.kf2100.lair import BoardModel, armed_after, frames, layer_data, pieces
+from apps.kf2100.live import on_page_of, page_document
+from apps.kf2100.sides import Sides
 from apps.kzin.charts import use_bokeh
 from engine.kf2100.session import KungFuSession
 from engine.kf2100.steps import Step
@@ -30,24 +32,32 @@ class Board(pn.viewable.Viewer):
 
     session = param.ClassSelector(class_=KungFuSession)
     armed = param.Tuple(default=None, length=2, allow_None=True, doc="(figure, chit) about to be played")
+    sides = param.ClassSelector(class_=Sides, doc="The sides this page shows and plays (both by default).")
+    may_act = param.Callable(default=None, doc="At a table: called before a click changes the game; it says why "
+                             "not on this page and returns False for a watcher or a browser without the seat.")
 
     def __init__(self, **params: Any) -> None:
+        if params.get("sides") is None:
+            params["sides"] = Sides()
         super().__init__(**params)
         s = self.session
         self.model = BoardModel(s.map_layout(), s.game.board)
-        self.armed = armed_after(s, self.armed)
-        self.frames = frames(s, self.model, self.armed)
+        self.armed = armed_after(s, self.armed, self.sides)
+        self.frames = frames(s, self.model, self.armed, self.sides)
         self.pipe = hv.streams.Pipe(data=pieces(self.frames))
         self.trail = hv.streams.Pipe(data=layer_data(self.frames["trail"]))
         self.tap = hv.streams.Tap(transient=True)
         self.tap.add_subscriber(self._on_tap)
         self._pane = pn.pane.HoloViews(self._plot(), linked_axes=False, name="board", margin=0)
-        s.param.watch(self._on_version, ["version"])
-        s.param.watch(self.follow, ["selected"])
-        self.param.watch(self.follow, ["armed"])
+        # A change may come from another browser at the table: the board's layers follow on this page's document.
+        doc = page_document()
+        s.param.watch(on_page_of(doc, self._on_version), ["version"])
+        s.param.watch(on_page_of(doc, self.follow), ["selected"])
+        self.param.watch(on_page_of(doc, self.follow), ["armed"])
+        self.sides.param.watch(on_page_of(doc, self._on_version), ["held"])
 
     def _on_version(self, *_events: Any) -> None:
-        armed = armed_after(self.session, self.armed)
+        armed = armed_after(self.session, self.armed, self.sides)
         if armed != self.armed:
             self.armed = armed  # its watcher redraws
         else:
@@ -55,7 +65,7 @@ class Board(pn.viewable.Viewer):
 
     def follow(self, *_events: Any) -> None:
         """Bring the moving layers in step: a layer is sent only when its data changed."""
-        new = frames(self.session, self.model, self.armed)
+        new = frames(self.session, self.model, self.armed, self.sides)
         old, self.frames = self.frames, new
         if any(new[name] != old[name] for name in ("marks", "costs", "counters", "labels")):
             self.pipe.send(pieces(new))
@@ -93,7 +103,8 @@ class Board(pn.viewable.Viewer):
                     text_font_size="7pt", text_color="tcolour", text_font_style="bold", **still))
 
         layers = hv.DynamicMap(moving, streams=[self.pipe])
-        return (base * edge * fixed * trail * layers * rooms).opts(
+        # the room names under the counters: a counter on a room's top edge hides its name, never the other way
+        return (base * edge * fixed * rooms * trail * layers).opts(
             hv.opts.Overlay(xlim=xlim, ylim=ylim, frame_width=round((xlim[1] - xlim[0]) * SCALE),
                             frame_height=round((ylim[1] - ylim[0]) * SCALE), xaxis=None, yaxis=None, toolbar=None,
                             show_frame=False, bgcolor="#f8fafc", border=0, backend_opts={"plot.name": "board"}))
@@ -127,6 +138,8 @@ class Board(pn.viewable.Viewer):
         """A click on the board at plot coordinates (x, y): the command it means now, or why it means none."""
         s = self.session
         st = s.state
+        if self.may_act is not None and not self.may_act():
+            return False
         if s.handover is not None:
             return self._refuse(f"hand the screen to the {('Terminators', 'Clone Master')[s.handover]} first")
         player = s.person_to_move()

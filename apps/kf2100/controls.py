@@ -17,11 +17,15 @@ from apps._files import NO_HTML, GameFiles
 from apps.commands import on_page
 from apps.kf2100 import views
 from apps.kf2100.board import Board
+from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns
 from engine.core.session import BOT, PERSON, Level, Notice
 from engine.kf2100.session import SCENARIOS, KungFuSession
 from engine.kf2100.state import PLAYER_NAMES
+from engine.kf2100.table import secret_seed
 
+MAY_ACT_DOC = ("At a table: called before a click changes the game; it says why not on this page and returns False "
+               "for a watcher or a browser without the seat to move.")
 UNDO = views.Choice("Take back the last move", command="undo")
 """Shown while the last move of the phase can be taken back (no die rolled, nothing revealed since)."""
 
@@ -31,18 +35,27 @@ class DecisionPanel(pn.viewable.Viewer):
 
     session = param.ClassSelector(class_=KungFuSession)
     board = param.ClassSelector(class_=Board, doc="The board whose armed chit the attack buttons choose.")
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self._buttons: dict[views.Choice, pn.widgets.Button] = {}
-        self._view = pn.panel(pn.bind(self._show, self.session.param.version, self.board.param.armed),
-                              sizing_mode="stretch_width", margin=0)
+        self._view = pn.Column(self._show(self.session.version, self.board.armed), sizing_mode="stretch_width",
+                               margin=0)
+        # Redrawn on this page's document, whichever browser at the table moved (see apps.kf2100.live).
+        redraw = on_page_of(page_document(), self._redraw)
+        self.session.param.watch(redraw, ["version"])
+        self.board.param.watch(redraw, ["armed"])
+        self.board.sides.param.watch(redraw, ["held"])
+
+    def _redraw(self) -> None:
+        self._view.objects = [self._show(self.session.version, self.board.armed)]
 
     def shown(self) -> views.Decisions:
-        return views.decisions(self.session, self.board.armed)
+        return views.decisions(self.session, self.board.armed, self.board.sides.held)
 
-    def _show(self, _version: int, armed: tuple[str, str] | None) -> pn.Column:
-        d = views.decisions(self.session, armed)
+    def _show(self, _version: int, armed: tuple[str, str] | None, held: list[int] | None = None) -> pn.Column:
+        d = views.decisions(self.session, armed, self.board.sides.held)
         note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
         out: list[Any] = []
         for i, text in enumerate(d.notes):
@@ -53,7 +66,8 @@ class DecisionPanel(pn.viewable.Viewer):
             else:
                 out.append(note(text))
         buttons: dict[views.Choice, pn.widgets.Button] = {}
-        rows = [*d.rows, (UNDO,)] if self.session.can_undo() else d.rows
+        undo = self.session.can_undo() and self.board.sides.acting(self.session) is not None
+        rows = [*d.rows, (UNDO,)] if undo else d.rows
         for row in rows:
             widgets = []
             for choice in row:
@@ -78,6 +92,8 @@ class DecisionPanel(pn.viewable.Viewer):
     def choose(self, choice: views.Choice) -> bool:
         """What a button does: play its action, arm its chit, or run its command."""
         s = self.session
+        if self.may_act is not None and not self.may_act():
+            return False
         if choice.arm is not None:
             self.board.armed = choice.arm
             return True
@@ -100,6 +116,10 @@ class GameControls(pn.viewable.Viewer):
     session = param.ClassSelector(class_=KungFuSession)
     bots = param.ClassSelector(class_=BotTurns)
     autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
+    may_act = param.Callable(default=None, doc="Called with move=False before a new game or a file: a table's page "
+                             "refuses a watcher there (and says why); None on a page of one's own.")
+    at_table = param.Boolean(default=False, doc="A table's game: its seats are the table's, each new game is dealt "
+                             "from a secret seed no page shows, and the bots are the table's.")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -107,7 +127,7 @@ class GameControls(pn.viewable.Viewer):
         self.scenario = pn.widgets.Select(label="Scenario", value=s.scenario, options=list(SCENARIOS), width=110)
         self.seats = [pn.widgets.Select(label=PLAYER_NAMES[p], value=s.seat(p), options=[PERSON, BOT], width=110)
                       for p in (0, 1)]
-        self.seed = pn.widgets.IntInput(label="Seed", value=s.seed, start=0, width=90)
+        self.seed = pn.widgets.IntInput(label="Seed", value=None if self.at_table else s.seed, start=0, width=90)
         self.bot_level = pn.widgets.Select(label="Bot", value=s.bot_level, width=130,
                                            options={"heuristic": "heuristic", "strong (search)": "search"})
         self.bot_level.link(s, value="bot_level")
@@ -121,6 +141,11 @@ class GameControls(pn.viewable.Viewer):
 
     def new_game(self) -> bool:
         """Start a new game with the scenario, seats and seed in the controls; a bad field keeps the game."""
+        if self.may_act is not None and not self.may_act(move=False):
+            return False
+        if self.at_table:  # the table's seats stay as they are held; the seed is a fresh secret
+            return self.session.new_game(secret_seed(), scenario=self.scenario.value,
+                                         seats=[seat.kind for seat in self.session.seats], terminator_levels={})
         seed = self.seed.value
         if seed is None or seed < 0:
             self.session.refuse("enter a seed, a whole number from 0")
@@ -131,9 +156,13 @@ class GameControls(pn.viewable.Viewer):
     def load_text(self, text: str | bytes) -> bool:
         """Load a saved game (a file's text, or the autosave); the controls then show its scenario, seats, seed."""
         s = self.session
+        if self.may_act is not None and not self.may_act(move=False):
+            return False
         if not s.try_load(text):
             return False
-        self.scenario.value, self.seed.value = s.scenario, s.seed
+        self.scenario.value = s.scenario
+        if not self.at_table:
+            self.seed.value = s.seed
         for p, w in enumerate(self.seats):
             w.value = s.seat(p)
         return True
@@ -144,6 +173,8 @@ class GameControls(pn.viewable.Viewer):
 
     def _filename(self) -> str:
         s = self.session
+        if self.at_table:
+            return f"kung-fu-2100-{s.scenario}-turn{s.state.turn}.json"
         return f"kung-fu-2100-{s.scenario}-seed{s.seed}-turn{s.state.turn}.json"
 
     def _follow_game(self, *_events: Any) -> None:
@@ -152,5 +183,8 @@ class GameControls(pn.viewable.Viewer):
             self.files.download.filename = name
 
     def __panel__(self) -> pn.viewable.Viewable:
+        if self.at_table:  # the seats are the table's (the seat bar), the seed a secret, the bots the table's
+            return pn.Column(pn.Row(self.scenario, self.new), self.files.row(with_warning=False),
+                             sizing_mode="stretch_width")
         return pn.Column(pn.Row(self.scenario, *self.seats, self.bot_level, self.seed, self.delay, self.new),
                          self.files.row(with_warning=False), sizing_mode="stretch_width")

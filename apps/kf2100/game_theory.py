@@ -23,7 +23,10 @@ def exchanges(s: KungFuSession, armed: tuple[str, str] | None) -> list[ExchangeG
     if c is None:
         return []
     if c.attack is not None:
-        return [combat_exchange(state)]
+        try:
+            return [combat_exchange(state)]
+        except ValueError:  # an attack the odds cannot read (a chit picked before its level was lost): none
+            return []
     if armed is None or armed[0] not in state.figs:
         return []
     side = state.figs[armed[0]].side

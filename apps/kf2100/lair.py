@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from apps.kf2100.sides import Sides
 from engine.kf2100.actions import Attack, Place
 from engine.kf2100.data import TECHNIQUES
 from engine.kf2100.session import KungFuSession
@@ -125,9 +126,9 @@ class BoardModel:
         return cell.room
 
     def room_labels(self) -> dict[str, list]:
-        """Room names on the top edge of each room (turned, in the middle, for narrow rooms). They are drawn
-        over the counters on a pale ground, so a room full of counters still shows its name; on the edge they
-        hide no more than the top of the squares under them."""
+        """Room names on the top edge of each room (turned, in the middle, for narrow rooms), on a pale ground.
+        The board draws them under the counters, so a name never covers a counter (a counter may cover a
+        name's middle; the name is on its room's hover text too)."""
         out: dict[str, list] = {"x": [], "y": [], "text": [], "angle": []}
         for key, squares in self.board.rooms.items():
             cols = [sq % self.width for sq in squares]
@@ -280,14 +281,18 @@ def _empty(*keys: str) -> dict[str, list]:
     return {k: [] for k in keys}
 
 
-def frames(session: KungFuSession, model: BoardModel, armed: tuple[str, str] | None) -> dict[str, Any]:
-    """Everything the board's moving layers draw, from the screen's view of the game (no secret of a side that
-    does not have the screen), and where each figure sits (for clicks)."""
+def frames(session: KungFuSession, model: BoardModel, armed: tuple[str, str] | None,
+           sides: Sides | None = None) -> dict[str, Any]:
+    """Everything the board's moving layers draw, from the view of the sides the page holds (``sides``; None: the
+    screen's view) with no secret of another side, and where each figure sits (for clicks). The highlights of
+    legal moves are drawn only for the side the page acts for: another side's would tell its counters and chits."""
     s = session
     st = s.state
     step = st.step
-    view = s.screen_view()
-    selected = s.selected if s.handover is None else ""
+    sides = sides or Sides()
+    view = sides.view(s)
+    acting = sides.acting(s)
+    selected = s.selected if s.handover is None and acting is not None else ""
     rects, labels, where = model.counters(view, selected)
     marks = _empty("x0", "y0", "x1", "y1", "fill", "line", "alpha", "lw")
     costs = _empty("x", "y", "text")
@@ -300,11 +305,11 @@ def frames(session: KungFuSession, model: BoardModel, armed: tuple[str, str] | N
         marks["alpha"].append(alpha)
         marks["lw"].append(lw)
 
-    legal = s.legal()
+    legal = s.legal() if acting is not None else []
     reach: dict[str, int] = {}
-    if step is Step.BONUS_MOVE:
+    if step is Step.BONUS_MOVE and legal:
         reach = s.reachable("CM")
-    elif step is Step.MOVE and selected:
+    elif step is Step.MOVE and selected and legal:
         reach = s.reachable(selected)
     for sq, cost in reach.items():
         mark(sq, "#22c55e", "#15803d", 0.45, 1.0)
@@ -319,7 +324,7 @@ def frames(session: KungFuSession, model: BoardModel, armed: tuple[str, str] | N
     elif legal and step is Step.ENTRY:
         for sq in model.entry_square.values():
             mark(sq, "#22c55e", "#15803d", 0.5, 2.0)
-    elif legal and step is Step.MOVE and s.person_to_move() == 1:
+    elif legal and step is Step.MOVE and acting == 1:
         for fid in st.activatable():
             if st.figs[fid].pos >= 0:
                 mark(st.name(st.figs[fid].pos), "#f97316", "#ea580c", 0.35, 2.0)
@@ -355,12 +360,13 @@ def frames(session: KungFuSession, model: BoardModel, armed: tuple[str, str] | N
             "view": view}
 
 
-def armed_after(s: KungFuSession, armed: tuple[str, str] | None) -> tuple[str, str] | None:
+def armed_after(s: KungFuSession, armed: tuple[str, str] | None,
+                sides: Sides | None = None) -> tuple[str, str] | None:
     """The chit about to be played once the game has moved: an aimed answer's own, the only one there is, or
-    the one chosen while it is still playable; none outside an attack."""
+    the one chosen while it is still playable; none outside an attack, or on a page that does not act now."""
     step = s.state.step
     c = s.state.combat
-    legal = s.legal()
+    legal = s.legal() if (sides or Sides()).acting(s) is not None else []
     if step is Step.AIM and c is not None and c.answer and legal:
         return c.answer[0], c.answer[1]
     if step is Step.ATTACK and legal:

@@ -18,7 +18,9 @@ from apps.kf2100 import charts, game_theory, reference, victory, views
 from apps.kf2100.board import Board
 from apps.kf2100.controls import DecisionPanel, GameControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
+from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns, Outlook
+from apps.kf2100.sides import Sides
 from apps.kzin.page import NOTICE_CSS, notice_html
 from engine.kf2100.session import KungFuSession
 from engine.kf2100.steps import Step
@@ -28,6 +30,8 @@ RECONSTRUCTION = ("The map, the Combat Results Table and the unit values are **a
                   "rules sheet is not available (see `engine/kf2100/data/`).")
 BOX = {"background": "#ffffff", "border": "1px solid #e5e7eb", "border-radius": "10px",
        "padding": "4px 12px 10px 12px", "box-shadow": "0 1px 3px rgba(0,0,0,0.06)"}
+RIGHT_WIDTH = 300
+"""The column beside the lair: narrow enough that the lair and it fit a 1280 px wide window side by side."""
 LEFT_TABLE = ":host table td, :host table th { text-align: left !important; padding: 1px 6px !important; }"
 ODDS_CSS = ":host table.odds td, :host table.odds th {padding: 1px 6px; text-align: left;}"
 LEGEND = ("".join(f"<span style='display:inline-block;margin:0 8px 0 0'><span style='display:inline-block;"
@@ -51,19 +55,30 @@ class KungFuPage(pn.viewable.Viewer):
     served = param.Boolean(default=False, doc="A served page: the bots' turns are paced and the game autosaved.")
     bot_delay = param.Integer(default=350, bounds=(20, 3000), doc="Milliseconds between bot steps.")
     crt_cells = param.List(default=[], doc="The CRT cells outlined now (set only when they change).")
+    sides = param.ClassSelector(class_=Sides, doc="The sides this page shows and plays (both on a page of one's "
+                                "own; at a table, its browser's seats).")
+    may_act = param.Callable(default=None, doc="At a table: called (move=True for a move, False for a new game or a "
+                             "file) before a click changes the game; it says why not on this page and returns False "
+                             "for a watcher or a browser without the seat.")
+    at_table = param.Boolean(default=False, doc="A table's page: the table's bots play, its file is the autosave, "
+                             "and its games are dealt from secret seeds no page shows.")
 
     def __init__(self, **params: Any) -> None:
         if params.get("session") is None:
             params["session"] = KungFuSession(hand_over=True, pace=bool(params.get("served")))
+        if params.get("sides") is None:
+            params["sides"] = Sides()
         super().__init__(**params)
         s = self.session
-        self.board = Board(session=s)
-        self.decisions = DecisionPanel(session=s, board=self.board)
-        self.bots = BotTurns(session=s, delay=self.bot_delay, active=self.served)
+        self.board = Board(session=s, sides=self.sides, may_act=self.may_act)
+        self.decisions = DecisionPanel(session=s, board=self.board, may_act=self.may_act)
+        self.bots = BotTurns(session=s, delay=self.bot_delay, active=self.served and not self.at_table)
         self.outlook = Outlook(session=s)
-        self.controls = GameControls(session=s, bots=self.bots, autosave=self.served)
-        s.param.watch(self._follow_crt, ["version"])
-        self.board.param.watch(self._follow_crt, ["armed"])
+        self.controls = GameControls(session=s, bots=self.bots, autosave=self.served and not self.at_table,
+                                     may_act=self.may_act, at_table=self.at_table)
+        doc = page_document()  # a change from another browser at the table reaches the CRT on this page's document
+        s.param.watch(on_page_of(doc, self._follow_crt), ["version"])
+        self.board.param.watch(on_page_of(doc, self._follow_crt), ["armed"])
         self._follow_crt()
         self._layout = self._build()
 
@@ -72,24 +87,25 @@ class KungFuPage(pn.viewable.Viewer):
         return pn.bind(lambda *_values: fn(), *deps)
 
     def _build(self) -> pn.Column:
-        s, b = self.session, self.board
-        v, armed = s.param.version, b.param.armed
+        s, b, sides = self.session, self.board, self.sides
+        v, armed, held = s.param.version, b.param.armed, sides.param.held
         md = pn.pane.Markdown
-        notice = pn.pane.HTML(pn.bind(notice_html, s.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 6),
-                              sizing_mode="stretch_width", name="notice")
-        combat = md(self._bound(lambda: views.combat_markdown(s, b.frames["view"], s.combat_log_start), v),
+        notice = pn.pane.HTML(self._bound(lambda: notice_html(sides.notice(s)), s.param.notice, v, held),
+                              stylesheets=[NOTICE_CSS], margin=(0, 6), sizing_mode="stretch_width", name="notice")
+        combat = md(self._bound(lambda: views.combat_markdown(s, sides.view(s), s.combat_log_start), v, held),
                     margin=(0, 6), sizing_mode="stretch_width", name="combat", renderer_options=NO_HTML)
-        odds = pn.pane.HTML(self._bound(lambda: views.odds_html(s, b.armed), v, armed), margin=(0, 6),
-                            sizing_mode="stretch_width", name="odds", stylesheets=[ODDS_CSS])
+        odds = pn.pane.HTML(self._bound(lambda: views.odds_html(s, b.armed, sides.acting(s) is not None), v, armed,
+                                        held), margin=(0, 6), sizing_mode="stretch_width", name="odds",
+                            stylesheets=[ODDS_CSS])
         crt = pn.pane.HoloViews(charts.crt(lambda: self.crt_cells, self.param.crt_cells), linked_axes=False)
         game = pn.pane.HTML(self._bound(lambda: game_theory.exchange_html(s, b.armed), v, armed), margin=(0, 6),
                             width=420, name="exchange", stylesheets=[ODDS_CSS])
-        self.combat_box = box("Combat", pn.Row(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt),
-                                               game),
+        self.combat_box = box("Combat", pn.FlexBox(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt),
+                                                   game, flex_wrap="wrap", margin=0),
                               sizing_mode="stretch_width",
                               visible=self._bound(lambda: s.state.combat is not None or s.state.step is Step.DOOR,
                                                   v))
-        frame = pn.pane.DataFrame(self._bound(lambda: views.figures_frame(b.frames["view"]), v), index=False,
+        frame = pn.pane.DataFrame(self._bound(lambda: views.figures_frame(sides.view(s)), v, held), index=False,
                                   sizing_mode="stretch_width", stylesheets=[LEFT_TABLE], max_height=260,
                                   styles={"overflow-y": "auto"})
         log = pn.pane.DataFrame(self._bound(lambda: views.log_frame(s), s.param["log"]), index=False,
@@ -102,13 +118,13 @@ class KungFuPage(pn.viewable.Viewer):
                         title="Rules and the CRT", collapsed=True, sizing_mode="stretch_width", name="reference")
         right = pn.Column(
             box("Your move", self.decisions, self.bots, sizing_mode="stretch_width"),
-            box("Game", md(self._bound(lambda: views.side_markdown(s), v), margin=(0, 6),
+            box("Game", md(self._bound(lambda: views.side_markdown(s, self.at_table), v), margin=(0, 6),
                            sizing_mode="stretch_width", renderer_options=NO_HTML), sizing_mode="stretch_width"),
             rules,
             box("Vital equipment", md(self._bound(lambda: views.equipment_markdown(s), v), margin=(0, 6),
                                       renderer_options=NO_HTML), sizing_mode="stretch_width"),
-            width=430)
-        heart = md(self._bound(lambda: views.heart_markdown(s, b.frames["view"]), v), margin=(0, 6),
+            width=RIGHT_WIDTH)
+        heart = md(self._bound(lambda: views.heart_markdown(s, sides.view(s)), v, held), margin=(0, 6),
                    renderer_options=NO_HTML)
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),
                         pn.pane.Markdown(RECONSTRUCTION, styles={"color": "#6b7280", "font-size": "12px"},
@@ -122,13 +138,15 @@ class KungFuPage(pn.viewable.Viewer):
             pn.Row(box("The lair", self.board, pn.pane.HTML(LEGEND, styles={"font-size": "11px", "color": "#374151"},
                                                              margin=(0, 6))), right),
             self.combat_box,
-            pn.Row(box("Roll log: every d6 with the chance it had", log, width=700),
-                   pn.Column(box("Figures", frame, sizing_mode="stretch_width"),
-                             box("Mountain Heart", heart, sizing_mode="stretch_width"), width=680)),
+            pn.FlexBox(box("Roll log: every d6 with the chance it had", log, width=620),
+                       pn.Column(box("Figures", frame, sizing_mode="stretch_width"),
+                                 box("Mountain Heart", heart, sizing_mode="stretch_width"), width=640),
+                       flex_wrap="wrap", margin=0),
             box("New game, save, load", self.controls,
                 pn.pane.Markdown(RECONSTRUCTION, margin=(0, 6), styles={"color": "#6b7280"}),
                 sizing_mode="stretch_width"),
-            styles={"background": "#f3f4f6"}, name="kf2100", width=1400)
+            sizing_mode="stretch_width", styles={"background": "#f3f4f6", "max-width": "1400px", "margin": "0 auto"},
+            name="kf2100")
 
     def _follow_crt(self, *_events: Any) -> None:
         cells = views.crt_target(self.session, self.board.armed)

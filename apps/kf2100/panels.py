@@ -18,6 +18,7 @@ import panel as pn
 import param
 
 from apps.kf2100 import charts, views
+from apps.kf2100.live import on_page_of, page_document
 from engine.core import IllegalActionError
 from engine.core.rng import clone_rng
 from engine.kf2100.odds import CombatOdds
@@ -85,8 +86,11 @@ class Outlook(pn.viewable.Viewer):
         super().__init__(**params)
         s = self.session
         self._work = pn.panel(pn.bind(self._think, s.param.version), defer_load=True, margin=0)
-        self.param.watch(self._follow, ["outlook"])
-        s.param.watch(self._follow, ["version"])
+        # The outlook comes back in an async task and a move may come from another browser at the table: the
+        # chart follows on this page's document either way.
+        doc = page_document()
+        self.param.watch(on_page_of(doc, self._follow), ["outlook"])
+        s.param.watch(on_page_of(doc, self._follow), ["version"])
         self._follow()
         self.chart = pn.pane.HoloViews(charts.hits(lambda: self.shown[1], self.param.shown), linked_axes=False,
                                        margin=0)

@@ -11,6 +11,7 @@ file can never become markup.
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -64,8 +65,9 @@ class Decisions:
     waiting: bool = False
 
 
-def decisions(s: KungFuSession, armed: tuple[str, str] | None) -> Decisions:
-    """The decision panel of the step in view, from the session's typed legal actions."""
+def decisions(s: KungFuSession, armed: tuple[str, str] | None, held: Collection[int] = (0, 1)) -> Decisions:
+    """The decision panel of the step in view, from the session's typed legal actions; a page that does not hold
+    the side to move (``held``: the sides it holds) is told only whom it waits for."""
     st = s.state
     step = st.step
     if step is Step.OVER:
@@ -78,6 +80,8 @@ def decisions(s: KungFuSession, armed: tuple[str, str] | None) -> Decisions:
                          ((Choice(f"I am the {who}: show my side", primary=True, command="take_screen"),),),
                          warning=True)
     player = s.person_to_move()
+    if player is not None and player not in held:
+        return Decisions((f"Waiting for the {PLAYER_NAMES[player]}…",), waiting=True)
     if player is None:
         who = "the dice" if st.current_player() == CHANCE else f"the {PLAYER_NAMES[st.current_player()]} (bot)"
         return Decisions((f"Waiting for {who}…",), waiting=True)
@@ -153,15 +157,17 @@ def _combat_decisions(s: KungFuSession, head: str, step: Step, legal: list[KFAct
 
 # --- the side panels ---------------------------------------------------------------------------------------
 
-def side_markdown(s: KungFuSession) -> str:
-    """Turn and phase, scenario clock, seats, victory status."""
+def side_markdown(s: KungFuSession, secret_seed: bool = False) -> str:
+    """Turn and phase, scenario clock, seats, victory status (the seed unless it is a table's secret)."""
     st = s.state
     sc = s.game.scenario
     turns = sc.turns
     phases = " → ".join(f"**{PHASE_TITLES[p]}**" if p == st.phase else PHASE_TITLES[p] for p in PHASE_ORDER)
-    seats = f"Terminators: {s.seat(0)} · Clone Master: {s.seat(1)}" + (" (hot-seat)" if s.hot_seat() else "")
+    hot_seat = " (hot-seat)" if s.hot_seat() and s.hand_over else ""  # at a table, two browsers are no hot-seat
+    seats = f"Terminators: {s.seat(0)} · Clone Master: {s.seat(1)}{hot_seat}"
+    seed = "" if secret_seed else f" · seed {s.seed}"
     lines = [f"**{sc.title} scenario · turn {min(st.turn, turns)} of {turns}** ({max(0, turns - st.turn)} after "
-             f"this) · seed {s.seed}", f"Phase: {PHASE_TITLES[st.phase]}" if st.phase in ("setup", "entry", "over")
+             f"this){seed}", f"Phase: {PHASE_TITLES[st.phase]}" if st.phase in ("setup", "entry", "over")
              else phases, f"Step: {STEP_TITLES[st.step]}", seats]
     if st.is_terminal():
         lines.append(f"**Result: {st.result.replace('_', ' ')}**")
@@ -276,10 +282,11 @@ def combat_markdown(s: KungFuSession, view: dict[str, Any], log_start: int) -> s
     return "\n".join(lines)
 
 
-def odds_html(s: KungFuSession, armed: tuple[str, str] | None) -> str:
+def odds_html(s: KungFuSession, armed: tuple[str, str] | None, acting: bool = True) -> str:
     """For the chit about to be played: the hit chance against each possible answer (or, answering, of the
-    attack by each answer)."""
-    rows = s.decision_odds()
+    attack by each answer). Only on a page ``acting`` for the side to decide: the odds of another side's legal
+    attacks would tell which chits it holds."""
+    rows = s.decision_odds() if acting else []
     attacks = [d for d in rows if d["kind"] == "attack"]
     if armed is not None:
         attacks = [d for d in attacks if (d["action"].figure, d["action"].chit) == armed]

@@ -444,6 +444,11 @@ class KungFuSession(GameSession):
         hot-seat hand-over is due (face-down counters anonymous, every unplayed chit a count)."""
         if self.handover is None and self.viewer in (0, 1):
             return self.state.player_view(self.viewer)
+        return self.public_view()
+
+    def public_view(self) -> dict[str, Any]:
+        """What anyone may see (a watcher at a table, a screen between hot-seat turns): face-down counters
+        anonymous, every unplayed chit of either side a count, no set-up counter named."""
         view = self.state.player_view(0)
         if view["combat"] is not None:
             view["combat"]["chits"] = {k: (v if isinstance(v, int) else len(v))
