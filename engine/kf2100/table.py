@@ -65,14 +65,14 @@ def summary(session: Any) -> str:
     return f"turn {s.turn}, {PHASE_TITLES[s.phase]}: {who} to move"
 
 
-def bot_think(session: KungFuSession) -> Callable[[], tuple[KFAction, Any]]:
+def bot_think(session: Any) -> Callable[[], tuple[KFAction, Any]]:
     """The bot's (or the dice's) next step, chosen on copies of the state and the generator (a worker thread
     runs it); the generator as the choice left it goes with it to :func:`bot_play`."""
     state, rng = session.state.clone(), clone_rng(session.rng)
     return lambda: (session.next_step(state, rng), rng)
 
 
-def bot_play(session: KungFuSession, result: tuple[KFAction, Any], version: int) -> bool:
+def bot_play(session: Any, result: Any, version: int) -> bool:
     """Play the step chosen for the game at ``version``; False (nothing changed) once the game has moved on."""
     action, rng = result
     try:
