@@ -48,10 +48,10 @@ import numpy as np
 from numba import njit
 
 from engine.kzin.cards import CARDS, CONQUEST, EARTH, FULL_DECK, HOME_WORLDS, HUMAN_FLEET, INVASION, NUM_KINDS, TACTICS
-from engine.kzin.fast import (
+from engine.kzin.fast import need_tables, rule_vector
+from engine.kzin.kernel import (
     A_COMMIT,
     A_FLEET,
-    A_FLEETFORCE,
     A_HCONST,
     A_HDICE,
     A_KCONST,
@@ -64,9 +64,19 @@ from engine.kzin.fast import (
     T_K,
     T_R,
     T_T,
-    need_tables,
-    rule_vector,
+    U53,
+    battle_chance,
+    card_force,
+    clear_table,
+    draw_index,
+    end_turn,
+    human_force,
+    ids,
+    kzin_force,
+    place,
     tail_table,
+    take,
+    u53,
 )
 from engine.kzin.policies import CommitmentPolicy
 from engine.kzin.rules import (
@@ -176,29 +186,7 @@ def _reserve(play, n_play, tech, kem, attr, rv):
 MASK64 = (1 << 64) - 1
 
 
-@njit(cache=True, nogil=True)
-def _mix(z):
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, nogil=True)
-def _u53(key, turn, slot):
-    """53 random bits for (game key, turn, slot): splitmix64 of the key and the counter."""
-    z = _mix(np.uint64(key) ^ _mix(np.uint64(turn * 8 + slot + 1) * np.uint64(0x9E3779B97F4A7C15)))
-    return np.int64(z >> np.uint64(11))
-
-
-@njit(cache=True, nogil=True)
-def _draw_index(key, turn, n):
-    """A uniform index in [0, n), exactly: Lemire's method on 53 bits, retrying on slots 2-6."""
-    for slot in (0, 2, 3, 4, 5, 6):
-        m = _u53(key, turn, slot) * n
-        low = m & ((1 << 53) - 1)
-        if low >= n or low >= ((1 << 53) - n) % n:
-            return m >> 53
-    return (_u53(key, turn, 0) * n) >> 53  # six rejections in a row: chance below 1e-80
+_u53, _draw_index = u53, draw_index  # the kernel's counter-based numbers (engine.kzin.kernel), by their old names
 
 
 def mix_py(z: int) -> int:
@@ -261,7 +249,7 @@ def _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, 
     for i in range(n):
         j = cand[i]
         c = play[j]
-        hconst[j] = attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (kem - 1)
+        hconst[j] = card_force(c, phase, tech, kem, attr)
         ev[j] = hconst[j] + 5.5 * attr[c, A_HDICE + phase]
     rest = np.empty(n, dtype=np.int64)
     keys = np.empty(n)
@@ -313,8 +301,6 @@ def _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, 
 def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds, spents,
             fus, probs, scores):
     """The battle odds and the score ``p V(win) + (1 - p) V(loss)`` of each candidate; returns the decline's score."""
-    offset = 10 * (tail.shape[1] - 1)
-    top = tail.shape[2] - 1
     r0, nf0, c2 = _reserve(play, n_play, tech, kem, attr, rv)
     # Decline: an invasion moves the marker toward Earth (Conquest stays unless the ruling discards it).
     if phase == 0:
@@ -322,7 +308,7 @@ def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, o
     else:
         decline = _value(V, kem, c2, nf0, tech, n_pile, r0, options)
     for i in range(n_cand):
-        p = tail[hds[i], kd, min(max(kc - hcs[i] + offset, 0), top)]
+        p = battle_chance(tail, hds[i], kd, kc - hcs[i])
         nf, r = nf0 - fus[i], r0 - spents[i]
         if phase == 0:
             vw = _value(V, kem, 0, nf, tech, n_pile, r, options)
@@ -415,24 +401,14 @@ def _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, r
     for k in range(counts.shape[0]):
         if counts[k] == 0:
             continue
-        t = attr[k, A_TYPE]
-        n2 = n_play
-        tech2 = tech
-        if t == T_K:
-            phase = 0
-            kc = options[3] + (attr[k, A_FLEETFORCE] if options[1] == 1 else 0)
-        else:
-            phase = 1
-            kc = options[3]
-            if t == T_R:
-                tech2 = tech + 1
-            else:
-                play[n_play] = k
-                n2 = n_play + 1
-        kd = 1
-        for j in range(n2):
-            kc += attr[play[j], A_KCONST + phase]
-            kd += attr[play[j], A_KDICE]
+        # The card's place (a scratch slot past the list; a Kzin Fleet's discard does not matter to the decision).
+        n2, tech2 = n_play, tech
+        if attr[k, A_TYPE] == T_R:
+            tech2 += 1
+        elif attr[k, A_TYPE] != T_K:
+            play[n_play] = k
+            n2 += 1
+        phase, kc, kd = kzin_force(k, play, n2, attr, options)
         total += counts[k] * _best_value(phase, kem, tech2, kc, kd, play, n2, n_pile - 1, V, tail, attr, rv, options)
     return total / n_pile
 
@@ -452,42 +428,24 @@ def _play_game(key, bkey, policy, V, need_ok, tail, attr, rv, options, pile0, n_
     game's outcome), or a share ``rate`` of them with the exact one-card backup under ``V`` as the
     target in ``visit_t`` (``record`` 2: fitted value iteration).
     """
-    fleet_force, fallback_conquest, base_force, earth, home = options[1], options[2], options[3], options[4], options[5]
     n_pile, n_disc, n_play = n_pile0, n_disc0, n_play0
     pile[:n_pile] = pile0[:n_pile]
     discard[:n_disc] = disc0[:n_disc]
     play[:n_play] = play0[:n_play]
     tech, kem, turn = tech0, kem0, turn0
-    offset = 10 * (tail.shape[1] - 1)
-    top = tail.shape[2] - 1
     n_visits = 0
     s1, s2, s3, s4 = V.shape[1], V.shape[2], V.shape[3], V.shape[4]
     while True:
-        i = _draw_index(key, turn, n_pile)
-        k = pile[i]
-        n_pile -= 1
-        pile[i] = pile[n_pile]
+        k, n_pile = take(pile, n_pile, draw_index(key, turn, n_pile))
+        n_disc, n_play, tech = place(k, attr, discard, n_disc, play, n_play, tech)
         invasion = attr[k, A_TYPE] == T_K
-        if invasion:
-            discard[n_disc] = k
-            n_disc += 1
-        elif attr[k, A_TYPE] == T_R:
-            tech += 1
-        else:
-            play[n_play] = k
-            n_play += 1
-        phase = 0 if invasion else 1
-        kc = base_force + (attr[k, A_FLEETFORCE] if invasion and fleet_force == 1 else 0)
-        kd = 1
-        for j in range(n_play):
-            kc += attr[play[j], A_KCONST + phase]
-            kd += attr[play[j], A_KDICE]
+        phase, kc, kd = kzin_force(k, play, n_play, attr, options)
         # The commitment: positions in the play list, in out[:chosen].
         chosen = 0
         if policy == K_EXPERT:
             explore = 2.0
             if eps > 0.0:
-                u = _u53(key, turn, 7) * (1.0 / 9007199254740992.0)
+                u = u53(key, turn, 7) * U53
                 if u < eps:
                     explore = u / eps
             chosen = _decide(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, explore, out)
@@ -501,78 +459,38 @@ def _play_game(key, bkey, policy, V, need_ok, tail, attr, rv, options, pile0, n_
                     out[chosen] = j
                     chosen += 1
                     fleets += attr[c, A_FLEET + phase]
-                    hc += attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (
-                        kem - 1)
+                    hc += card_force(c, phase, tech, kem, attr)
                     hd += attr[c, A_HDICE + phase]
             if fleets == 0 or (policy == K_THRESHOLD and kc - hc > need_ok[phase, hd, kd]):
                 chosen = 0
         fight = chosen > 0
         won = False
         if fight:
-            hc = 0
-            hd = 1
-            for i in range(chosen):
-                c = play[out[i]]
-                hc += attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (kem - 1)
-                hd += attr[c, A_HDICE + phase]
-            p = tail[hd, kd, min(max(kc - hc + offset, 0), top)]
-            won = _u53(bkey, turn, 1) * (1.0 / 9007199254740992.0) < p
+            hc, hd = human_force(play, out, chosen, phase, tech, kem, attr)
+            won = u53(bkey, turn, 1) * U53 < battle_chance(tail, hd, kd, kc - hc)
             for i in range(chosen):
                 play[out[i]] = -1 - play[out[i]]  # mark the committed cards
-        if fight or (invasion and fallback_conquest == 1):
-            kept = 0
-            for j in range(n_play):
-                c = play[j]
-                if c < 0:
-                    discard[n_disc] = -1 - c
-                    n_disc += 1
-                elif attr[c, A_TYPE] == T_C:
-                    discard[n_disc] = c
-                    n_disc += 1
-                else:
-                    play[kept] = c
-                    kept += 1
-            n_play = kept
-        if fight:
-            if invasion and not won:
-                kem -= 1
-            elif not invasion and won:
-                kem += 1
-        elif invasion:
-            kem -= 1
-        if kem <= earth:
-            return False, turn, n_visits
-        if kem >= home:
-            return True, turn, n_visits
-        if n_pile == 0:
-            if options[0] == 0 or n_disc == 0:
-                return False, turn, n_visits
-            pile[:n_disc] = discard[:n_disc]
-            n_pile = n_disc
-            n_disc = 0
+        if fight or (invasion and options[2] == 1):
+            n_play, n_disc = clear_table(play, n_play, discard, n_disc, True, attr)
+        kem, outcome, n_pile, n_disc = end_turn(kem, invasion, fight, won, options, pile, n_pile, discard, n_disc)
+        if outcome != 0:
+            return outcome > 0, turn, n_visits
         turn += 1
-        if record == 2 and _u53(key ^ 0x5DEECE66D, turn, 0) * (1.0 / 9007199254740992.0) >= rate:
+        if record == 2 and u53(key ^ 0x5DEECE66D, turn, 0) * U53 >= rate:
             continue
         if record > 0 and n_visits < visit_cell.shape[0]:
             if record == 2:
                 visit_t[n_visits] = _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv,
                                             options)
             r, nf, c2 = _reserve(play, n_play, tech, kem, attr, rv)
-            a, b, c, d, e = _cell(V, kem, c2, nf, tech, n_pile, earth)
+            a, b, c, d, e = _cell(V, kem, c2, nf, tech, n_pile, options[4])
             visit_cell[n_visits] = (((a * s1 + b) * s2 + c) * s3 + d) * s4 + e
             visit_r[n_visits] = r
             n_visits += 1
     return False, turn, n_visits  # not reached
 
 
-@njit(cache=True, nogil=True)
-def _ids(counts, out):
-    n = 0
-    for k in range(counts.shape[0]):
-        for _ in range(counts[k]):
-            out[n] = k
-            n += 1
-    return n
+_ids = ids  # by its old name (the clairvoyant reads it from here)
 
 
 @njit(cache=True, nogil=True)
@@ -583,8 +501,8 @@ def _play_keys(keys, policy, V, need_ok, tail, attr, rv, options, pile_counts, d
     pile0 = np.empty(size, dtype=np.int64)
     disc0 = np.empty(size, dtype=np.int64)
     play0 = np.empty(size, dtype=np.int64)
-    n_pile0 = _ids(pile_counts, pile0)
-    n_disc0 = _ids(disc_counts, disc0)
+    n_pile0 = ids(pile_counts, pile0)
+    n_disc0 = ids(disc_counts, disc0)
     tech = 0
     n_play0 = 0
     for k in range(play_counts.shape[0]):
