@@ -25,8 +25,8 @@ from engine.kzin.kernel import (
     A_TYPE,
     T_K,
     U53,
+    after_decision,
     battle_chance,
-    clear_table,
     draw_index,
     end_turn,
     human_force,
@@ -39,18 +39,7 @@ from engine.kzin.kernel import (
 )
 from engine.kzin.rules import KzinRules, make_rules
 
-
-@njit(cache=True, nogil=True)
-def _after(play, n_play, discard, n_disc, sel, n_sel, clear, attr, new_play, new_disc):
-    """The cards in play and the discards after a decision, kept as the kernel keeps them; returns their counts.
-
-    ``sel[:n_sel]`` are the committed positions (none when declining); ``clear``: the Conquest cards go too.
-    """
-    new_disc[:n_disc] = discard[:n_disc]
-    new_play[:n_play] = play[:n_play]
-    for i in range(n_sel):
-        new_play[sel[i]] = -1 - new_play[sel[i]]
-    return clear_table(new_play, n_play, new_disc, n_disc, clear, attr)
+_after = after_decision  # by its old name
 
 
 @njit(nogil=True)  # not cached: numba's cache of mutually recursive functions crashes on load

@@ -65,6 +65,7 @@ from engine.kzin.kernel import (
     T_R,
     T_T,
     U53,
+    after_decision,
     battle_chance,
     card_force,
     clear_table,
@@ -99,8 +100,11 @@ R_STEP, R_POINTS = 4.0, 16  # reserve grid 0, 4, ..., 60
 SHRINK = 20.0  # pseudo-visits of the coarse table in a cell's estimate
 
 # Policies the kernel plays (the fixed two for comparisons, and the expert).
-K_ALL_IN, K_THRESHOLD, K_EXPERT = 0, 3, 9
-KERNEL_POLICIES = {"all-in": K_ALL_IN, "threshold": K_THRESHOLD, "expert": K_EXPERT}
+K_ALL_IN, K_THRESHOLD, K_EXPERT, K_LOOKAHEAD = 0, 3, 9, 10
+KERNEL_POLICIES = {"all-in": K_ALL_IN, "threshold": K_THRESHOLD, "expert-table": K_EXPERT, "expert": K_LOOKAHEAD}
+LOOKAHEAD = {"top": 2, "gap": 0.001}
+"""The expert looks one card deeper than its table when the table's best two scores are within ``gap`` (a close
+call), for decline and the table's ``top`` best commitments (DESIGN values: chosen by paired games, see README)."""
 
 # Rulings the shipped tables cover: the default and each alternative reading of the rule options.
 RULINGS: dict[str, dict[str, Any]] = {
@@ -413,12 +417,90 @@ def _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, r
     return total / n_pile
 
 
+@njit(cache=True, nogil=True)
+def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options):
+    """The value of the start of the next turn, exactly over its card: victory, then the deck (a reshuffle makes
+    the discards the deck), then :func:`_backup`. ``play`` needs a free slot past ``n_play``."""
+    if kem <= options[4]:
+        return 0.0
+    if kem >= options[5]:
+        return 1.0
+    if n_pile == 0:
+        if options[0] == 0 or n_disc == 0:
+            return 0.0
+        return _backup(kem, tech, play, n_play, disc, n_disc, rep, counts, V, tail, attr, rv, options)
+    return _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv, options)
+
+
+@njit(cache=True, nogil=True)
+def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_disc, V, tail, attr, rv, options, rep,
+               counts, top, gap, out):
+    """The expert's commitment, one card deeper than the table: writes positions into ``out``, returns how many.
+
+    Decline and the ``top`` commitments the table scores best are each valued by
+    ``p * B(after a win) + (1 - p) * B(after a loss)``, where ``B`` is the exact expectation over the
+    next card (every card left equally likely) of the table's best choice then (:func:`_after_value`).
+    The best wins (decline first of equals).
+    """
+    size = 4 * n_play + 1
+    sets = np.empty((size, n_play + 1), dtype=np.int64)
+    lens = np.empty(size, dtype=np.int64)
+    hcs = np.empty(size, dtype=np.int64)
+    hds = np.empty(size, dtype=np.int64)
+    spents = np.empty(size)
+    fus = np.empty(size, dtype=np.int64)
+    n_cand = _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus)
+    if n_cand == 0:
+        return 0
+    probs = np.empty(n_cand)
+    scores = np.empty(n_cand)
+    decline = _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds,
+                      spents, fus, probs, scores)
+    order = np.argsort(-scores, kind="mergesort")
+    # A clear choice is the table's: look deeper only when the best two table scores (decline one of them) are close.
+    first = max(decline, scores[order[0]])
+    second = min(decline, scores[order[0]]) if n_cand == 1 else max(min(decline, scores[order[0]]), scores[order[1]])
+    if first - second > gap:
+        if decline >= scores[order[0]] - 1e-12:
+            return 0
+        for i in range(lens[order[0]]):
+            out[i] = sets[order[0], i]
+        return lens[order[0]]
+    buf = n_play + n_disc + n_pile + 2
+    a_play = np.empty(buf, dtype=np.int64)
+    a_disc = np.empty(buf, dtype=np.int64)
+    invasion = phase == 0
+    n2, d2 = after_decision(play, n_play, disc, n_disc, sets[0], 0, invasion and options[2] == 1, attr, a_play, a_disc)
+    best = _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
+                        tail, attr, rv, options)
+    chosen = -1
+    for oi in range(min(top, n_cand)):
+        ci = order[oi]
+        p = probs[ci]
+        n2, d2 = after_decision(play, n_play, disc, n_disc, sets[ci], lens[ci], True, attr, a_play, a_disc)
+        score = 0.0
+        if p > 0.0:
+            score += p * _after_value(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
+                                      counts, V, tail, attr, rv, options)
+        if p < 1.0:
+            score += (1.0 - p) * _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2,
+                                              rep, counts, V, tail, attr, rv, options)
+        if score > best + 1e-12:
+            best = score
+            chosen = ci
+    if chosen < 0:
+        return 0
+    for i in range(lens[chosen]):
+        out[i] = sets[chosen, i]
+    return lens[chosen]
+
+
 # --- the game kernel ----------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
 def _play_game(key, bkey, policy, V, need_ok, tail, attr, rv, options, pile0, n_pile0, disc0, n_disc0, play0, n_play0,
                tech0, kem0, turn0, eps, pile, discard, play, out, visit_cell, visit_r, visit_t, record, rate, rep,
-               counts):
+               counts, look):
     """One game from the start of a turn; returns (humans won, last turn, visits recorded).
 
     The deal comes from ``key``, the battles from ``bkey`` (the same key but for the clairvoyant's rollouts).
@@ -449,6 +531,9 @@ def _play_game(key, bkey, policy, V, need_ok, tail, attr, rv, options, pile0, n_
                 if u < eps:
                     explore = u / eps
             chosen = _decide(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, explore, out)
+        elif policy == K_LOOKAHEAD:
+            chosen = _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, discard, n_disc, V, tail, attr,
+                                rv, options, rep, counts, int(look[0]), look[1], out)
         else:
             hc = 0
             hd = 1
@@ -495,7 +580,7 @@ _ids = ids  # by its old name (the clairvoyant reads it from here)
 
 @njit(cache=True, nogil=True)
 def _play_keys(keys, policy, V, need_ok, tail, attr, rv, options, pile_counts, disc_counts, play_counts, kem, turn,
-               eps, record, rate, rep, won, turns, sums, weights):
+               eps, record, rate, rep, won, turns, sums, weights, look):
     """Play one game per key; with ``record`` add each visit's target (``_play_game``) to its (cell, reserve point)."""
     size = pile_counts.sum() + disc_counts.sum() + play_counts.sum() + 1
     pile0 = np.empty(size, dtype=np.int64)
@@ -523,7 +608,7 @@ def _play_keys(keys, policy, V, need_ok, tail, attr, rv, options, pile_counts, d
     for g in range(keys.shape[0]):
         w, t, nv = _play_game(keys[g], keys[g], policy, V, need_ok, tail, attr, rv, options, pile0, n_pile0, disc0,
                               n_disc0, play0, n_play0, tech, kem, turn, eps, pile, discard, play, out, visit_cell,
-                              visit_r, visit_t, record, rate, rep, counts)
+                              visit_r, visit_t, record, rate, rep, counts, look)
         won[g] = w
         turns[g] = t
         for v in range(nv):
@@ -580,18 +665,19 @@ def _start_arrays(state: KzinState | None) -> tuple[np.ndarray, np.ndarray, np.n
 
 def play_keys(keys: np.ndarray, policy: str = "expert", rules: KzinRules | None = None,
               values: np.ndarray | None = None, state: KzinState | None = None, defend: float = 0.5,
-              attack: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
-    """(won, last turn) of one game per key with ``policy`` (expert, all-in or threshold), on the fast path.
+              attack: float = 0.5, top: int | None = None, gap: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(won, last turn) of one game per key with ``policy`` (expert, expert-table, all-in or threshold), fast.
 
     Games start from ``state`` (its rules) or from the start under ``rules``; the expert reads
-    ``values`` (default: the shipped table of this ruling).
+    ``values`` (default: the shipped table of this ruling) and looks deeper as ``top`` and ``gap`` say
+    (default ``LOOKAHEAD``).
     """
     if policy not in KERNEL_POLICIES:
         raise ValueError(f"the expert kernel plays {', '.join(KERNEL_POLICIES)}; not {policy!r}")
     if state is not None and rules is not None:
         raise ValueError("give rules or a state, not both (a state carries its rules)")
     rules = state.rules if state is not None else (rules if rules is not None else make_rules())
-    V = values if values is not None else (load_values(rules) if policy == "expert" else initial_values(rules))
+    V = values if values is not None else (load_values(rules) if policy.startswith("expert") else initial_values(rules))
     if V.shape != value_shape(rules):
         raise ValueError(f"a value table of shape {V.shape} does not fit these rules ({value_shape(rules)})")
     pile, disc, play0, kem, turn = _start_arrays(state)
@@ -601,8 +687,17 @@ def play_keys(keys: np.ndarray, policy: str = "expert", rules: KzinRules | None 
     dummy = np.zeros(1)
     _play_keys(np.asarray(keys, dtype=np.int64), KERNEL_POLICIES[policy], V, need_tables(defend, attack),
                tail_table(), ATTR, RV, rule_vector(rules), pile, disc, play0, kem, turn, 0.0, 0, 0.0, REP, won, turns,
-               dummy, dummy)
+               dummy, dummy, lookahead_settings(top, gap))
     return won, turns
+
+
+def lookahead_settings(top: int | None = None, gap: float | None = None) -> np.ndarray:
+    """(top, gap) for the kernel; a ``ValueError`` for a count below 1 or a negative gap."""
+    top = LOOKAHEAD["top"] if top is None else top
+    gap = LOOKAHEAD["gap"] if gap is None else gap
+    if type(top) is not int or top < 1 or not gap >= 0.0:
+        raise ValueError(f"the lookahead takes a count of at least 1 and a gap of at least 0, not {top!r}, {gap!r}")
+    return np.array([float(top), float(gap)])
 
 
 @dataclass(frozen=True)
@@ -656,7 +751,8 @@ def train(rules: KzinRules | None = None, games: int = TRAIN_DEFAULTS["games"],
         first = it == 0 and start == "threshold"
         _play_keys(keys, K_THRESHOLD if first else K_EXPERT, V, need_tables(0.5, 0.5), tail_table(), ATTR, RV,
                    rule_vector(rules), pile, disc,
-                   play0, rules.start_space, 1, float(explore), mode, float(rate), REP, won, turns, sums, weights)
+                   play0, rules.start_space, 1, float(explore), mode, float(rate), REP, won, turns, sums, weights,
+                   lookahead_settings())
         V = fit_values(sums, weights, shape, None if mode == 1 else V)
         rates.append(float(won.mean()))
         secs.append(time.perf_counter() - t0)
@@ -742,29 +838,61 @@ def state_arrays(state: KzinState) -> tuple[int, int, int, int, np.ndarray, int]
     return phase, state.technology(), state.kzin_const(), kd, play, sum(state.pile)
 
 
-def decide(state: KzinState, values: np.ndarray | None = None, play: np.ndarray | None = None) -> list[int]:
-    """The expert's commitment at this decision as card kinds ([] to decline), through the same numba rule."""
+def decide(state: KzinState, values: np.ndarray | None = None, play: np.ndarray | None = None,
+           lookahead: bool = True) -> list[int]:
+    """The expert's commitment at this decision as card kinds ([] to decline), through the same numba rule.
+
+    ``lookahead`` False: the table alone (``expert-table``); True: one card deeper on close calls (``expert``),
+    which reads the deck and the discards (the invading Kzin Fleet counted among them, as the kernel has it).
+    """
     if state.battle_phase is None or state.current_player() != 0:
         raise ValueError("the expert answers a battle decision; there is none now")
     V = values if values is not None else load_values(state.rules)
     phase, tech, kc, kd, in_play, n_pile = state_arrays(state)
     play = in_play if play is None else np.asarray(play, dtype=np.int64)
     out = np.empty(len(play) + 1, dtype=np.int64)
-    n = _decide(phase, state.kem, tech, kc, kd, play, len(play), n_pile, V, tail_table(), ATTR, RV,
-                rule_vector(state.rules), 2.0, out)
+    if not lookahead:
+        n = _decide(phase, state.kem, tech, kc, kd, play, len(play), n_pile, V, tail_table(), ATTR, RV,
+                    rule_vector(state.rules), 2.0, out)
+        return [int(play[j]) for j in out[:n]]
+    pile = np.array([k for k in range(NUM_KINDS) for _ in range(state.pile[k])], dtype=np.int64)
+    disc_counts = list(state.discard)
+    fleet = state.invading_fleet()
+    if fleet is not None:
+        disc_counts[fleet.index] += 1
+    disc = np.array([k for k in range(NUM_KINDS) for _ in range(disc_counts[k])], dtype=np.int64)
+    top, gap = lookahead_settings()
+    n = _lookahead(phase, state.kem, tech, kc, kd, play, len(play), pile, len(pile), disc, len(disc), V, tail_table(),
+                   ATTR, RV, rule_vector(state.rules), REP, np.zeros(NUM_KINDS, dtype=np.int64), int(top), gap, out)
     return [int(play[j]) for j in out[:n]]
 
 
+def state_value(state: KzinState, values: np.ndarray | None = None) -> float:
+    """The learned table's chance of winning from the start of a turn (1 or 0 once the game is over)."""
+    if state.phase == OVER:
+        return float(state.winner == HUMANS)
+    if state.phase != DRAW:
+        raise ValueError(f"the table values the start of a turn (phase draw), not phase {state.phase!r}")
+    V = values if values is not None else load_values(state.rules)
+    play = np.array([c.index for c in state.cards_in_play() if c.type != "R"], dtype=np.int64)
+    tech = state.technology()
+    r, nf, c2 = _reserve(play, len(play), tech, state.kem, ATTR, RV)
+    return float(_value(V, state.kem, c2, nf, tech, sum(state.pile), r, rule_vector(state.rules)))
+
+
 class ExpertPolicy(CommitmentPolicy):
-    """The learned expert at every decision (a table look-up per option: fast enough for any count of games)."""
+    """The expert at every decision: the learned table's scores, one card deeper on close calls (``lookahead``)."""
 
     name = "expert"
 
-    def __init__(self, values: np.ndarray | None = None) -> None:
+    def __init__(self, values: np.ndarray | None = None, lookahead: bool = True) -> None:
         self.values = values
+        self.lookahead = lookahead
+        if not lookahead:
+            self.name = "expert-table"
 
     def commitment(self, state: KzinState) -> list[int] | None:
-        chosen = decide(state, self.values)
+        chosen = decide(state, self.values, lookahead=self.lookahead)
         return chosen or None
 
 

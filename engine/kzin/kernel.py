@@ -203,6 +203,18 @@ def clear_table(play, n_play, discard, n_disc, clear_conquest, attr):
 
 
 @njit(cache=True, nogil=True)
+def after_decision(play, n_play, discard, n_disc, sel, n_sel, clear, attr, new_play, new_disc):
+    """The cards in play and the discards after a decision, into ``new_play`` and ``new_disc`` (the inputs are
+    not changed); returns their counts. ``sel[:n_sel]`` are the committed positions (none when declining);
+    ``clear``: the Conquest cards go too."""
+    new_disc[:n_disc] = discard[:n_disc]
+    new_play[:n_play] = play[:n_play]
+    for i in range(n_sel):
+        new_play[sel[i]] = -1 - new_play[sel[i]]
+    return clear_table(new_play, n_play, new_disc, n_disc, clear, attr)
+
+
+@njit(cache=True, nogil=True)
 def end_turn(kem, invasion, fight, won, options, pile, n_pile, discard, n_disc):
     """Move the marker, then victory, then the deck: (marker, outcome, cards in the deck, discards).
 
