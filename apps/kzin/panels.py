@@ -55,10 +55,15 @@ class Advisor(pn.viewable.Viewer):
                              s.param.version),
             visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
         self.play_on.on_click(on_page(self.be_sure, s))
+        # Who advises: today's rollouts, or the learned expert (the session's own parameter, so a game played
+        # by "Follow the advice" follows the same one).
+        self.choice = pn.widgets.RadioButtonGroup.from_param(
+            s.param.advisor, name="Advisor", options={"Rollouts": "rollouts", "Expert": "expert"},
+            color="primary", variant="outline", margin=(4, 6))
         # defer_load: Panel starts the work once the browser has loaded the page. An async update that lands
         # before then is made outside the document lock, where Panel cannot yet send it, and is lost.
-        self._work = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of),
-                              defer_load=True, sizing_mode="stretch_width")
+        self._work = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of,
+                                      s.param.advisor), defer_load=True, sizing_mode="stretch_width")
         self._shown = pn.panel(pn.bind(self._show, self.param.advice, s.param.version, s.param.predict,
                                        s.param.guess), sizing_mode="stretch_width")
 
@@ -87,11 +92,14 @@ class Advisor(pn.viewable.Viewer):
             return False
         return self.session.play_advice(advice, self.session.version)
 
-    async def _think(self, version: int, rollouts: int, sure_of: int) -> AsyncIterator[Any]:
+    async def _think(self, version: int, rollouts: int, sure_of: int, advisor: str = "rollouts"
+                     ) -> AsyncIterator[Any]:
         s = self.session
         if s.decision() is None:
             yield pn.pane.HTML("")
             return
+        if self.advice is not None and self.advice[0] == version:
+            self.advice = None  # another advisor was chosen: the earlier advice is withdrawn until the new one is in
         state = s.state.clone()
         sure = sure_of == version
         doing = "playing on until the best option is separated" if sure else "playing out the options"
@@ -130,7 +138,8 @@ class Advisor(pn.viewable.Viewer):
                                            stylesheets=[LEFT_TABLE]), sizing_mode="stretch_width")
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self._work, self._shown, pn.Row(self.follow, self.play_on), sizing_mode="stretch_width")
+        return pn.Column(self.choice, self._work, self._shown, pn.Row(self.follow, self.play_on),
+                         sizing_mode="stretch_width")
 
 
 class RunningOdds(pn.viewable.Viewer):

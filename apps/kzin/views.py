@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from engine.kzin.advisor import Advice
+from engine.kzin.advisor import EXPERT, Advice
 from engine.kzin.cards import (
     CARDS,
     CONQUEST,
@@ -221,6 +221,9 @@ def advice_html(advice: Advice) -> str:
     rec = advice.recommended
     battle = "" if rec.battle_odds is None else f"battle {pct(float(rec.battle_odds))}, "
     notes = f" <i>{html.escape('; '.join(advice.notes))}</i>." if advice.notes else ""
+    if advice.rollout_policy == EXPERT:
+        return (f"<p class='advice'>The expert plays: <b>{html.escape(rec.describe())}</b>: {battle}game "
+                f"{pct(rec.game_win, 2)} by its learned table.{notes}</p>")
     return (f"<p class='advice'>Recommended: <b>{html.escape(rec.describe())}</b>: {battle}game "
             f"{pct(rec.game_win, 2)} ({pct(rec.game_low, 2)} – {pct(rec.game_high, 2)}), by "
             f"{advice.rollouts_per_state} rollouts a state.{notes}</p>")
@@ -244,8 +247,8 @@ def advice_frame(advice: Advice) -> pd.DataFrame:
         "option": t["option"],
         "battle": [pct(p) for p in t["battle_odds"]],
         "game": [pct(p, 2) for p in t["game_win"]],
-        "95% interval": [f"{pct(lo, 2)} – {pct(hi, 2)}" for lo, hi in zip(t["game_low"], t["game_high"],
-                                                                          strict=True)],
+        "95% interval": ["learned estimate" if advice.rollout_policy == EXPERT else f"{pct(lo, 2)} – {pct(hi, 2)}"
+                         for lo, hi in zip(t["game_low"], t["game_high"], strict=True)],
         "what it does": t["effect"],
     })
 

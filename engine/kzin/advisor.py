@@ -34,6 +34,8 @@ from engine.kzin.policies import CommitmentPolicy
 from engine.kzin.rules import OVER, KzinState
 
 Z95 = 1.959963984540054
+EXPERT = "expert"  # the rollout_policy of the expert's advice (expert_advice): no rollouts
+ADVISORS = ("rollouts", EXPERT)  # the advisors a page offers: today's rollouts, and the learned expert
 ODDS_LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 FLEET_PREMIUM = 3.0  # extra value of keeping a Fleet, in force points (see module docstring)
 
@@ -93,13 +95,18 @@ class Advice:
     seconds: float
     rollout_policy: str = "threshold"
     notes: list[str] = field(default_factory=list)
+    lead: Margin | None = None  # the paired lead (paired_lead), when advise worked it out
 
     def margin(self) -> Margin | None:
-        """The best option's lead over the runner-up, with its interval (None with a single option).
+        """The best option's lead over the runner-up, with its 95% interval (None with a single option): the
+        paired one (:func:`paired_lead`) when advise worked it out, else :meth:`unpaired_margin`."""
+        if len(self.evaluated) < 2 or self.rollout_policy == EXPERT:
+            return None  # the expert's estimates are a learned table's: no sampling interval to give
+        return self.lead if self.lead is not None else self.unpaired_margin()
 
-        The two estimates' variances are added, as for independent estimates. Their rollouts start from one seed,
-        but the fast simulator's games use the stream in turn, so only the first of them share their dice: the
-        interval is honest, and wider than a truly paired comparison would give."""
+    def unpaired_margin(self) -> Margin | None:
+        """The lead from the two options' own estimates, their variances added as for independent estimates (the
+        fast simulator's games use its stream in turn, so the options' rollouts do not share their cards or dice)."""
         if len(self.evaluated) < 2:
             return None
         best, second = self.evaluated[0], self.evaluated[1]
@@ -275,14 +282,55 @@ def _state_value(state: KzinState, n: int, seed: int, policy: str, params: dict[
     return wins / games, shrunk * (1 - shrunk) / (games + 4), games
 
 
+def option_outcomes(state: KzinState, option: Option, keys: np.ndarray, policy: str, params: dict[str, Any]
+                    ) -> np.ndarray:
+    """Per rollout, the option's chance of winning the game: ``q * won(after a win) + (1 - q) * won(after a loss)``,
+    rollout ``i`` of every state played on key ``i`` (the same future cards and battle luck, :mod:`engine.kzin.expert`).
+    """
+    from engine.kzin.expert import play_keys
+
+    def won(s: KzinState) -> np.ndarray:
+        if s.phase == OVER:
+            return np.full(len(keys), float(s.winner == "Humans"))
+        return play_keys(keys, policy, state=s, **params)[0].astype(float)
+
+    if option.battle_odds is None:
+        return won(state.after_declining())
+    q = float(option.battle_odds)
+    return q * won(state.after_battle(list(option.cards), True)) + (1 - q) * won(state.after_battle(list(option.cards),
+                                                                                                      False))
+
+
+def paired_lead(state: KzinState, best: Option, second: Option, rollouts: int, seed: int = 0,
+                rollout_policy: str = "threshold", policy_params: dict[str, Any] | None = None) -> Margin:
+    """The lead of ``best`` over ``second`` from paired rollouts: both options' states are played on the same
+    ``rollouts`` keys (from ``seed``), and the interval is the normal one on the per-rollout differences. Their
+    variance is floored at one disagreement in ``rollouts + 4`` (as Agresti-Coull's): rollouts that all agree do
+    not prove the two equal."""
+    from engine.kzin.expert import game_keys
+
+    keys = game_keys(np.random.default_rng(seed), rollouts)
+    params = dict(policy_params or {})
+    d = (option_outcomes(state, best, keys, rollout_policy, params)
+         - option_outcomes(state, second, keys, rollout_policy, params))
+    var = max(float(d.var(ddof=1)) if len(d) > 1 else 1.0, 1.0 / (len(d) + 4))
+    half = Z95 * math.sqrt(var / len(d))
+    mean = float(d.mean())
+    return Margin(best.describe(), second.describe(), mean, mean - half, mean + half)
+
+
 def advise(
     state: KzinState,
     rollouts: int = 4000,
     seed: int = 0,
     rollout_policy: str = "threshold",
     policy_params: dict[str, Any] | None = None,
+    paired: bool = True,
 ) -> Advice:
-    """Rank this decision's commitments by exact battle odds and by estimated chance of winning the game."""
+    """Rank this decision's commitments by exact battle odds and by estimated chance of winning the game.
+
+    ``paired``: the lead of the best over the next is measured again on paired rollouts (:func:`paired_lead`),
+    for its interval; the ranking is the same either way (a simulation of the advisor's play leaves it out)."""
     if rollouts < 1:
         raise ValueError("rollouts must be at least 1")
     start = time.perf_counter()
@@ -307,10 +355,52 @@ def advise(
     best = evaluated[0]
     phase = cast(str, state.battle_phase)  # battle_options refused a state outside a battle
     advice = Advice(phase, options, evaluated, best, rollouts, time.perf_counter() - start, rollout_policy, [])
+    if paired and len(evaluated) > 1 and rollout_policy in ("all-in", "threshold"):
+        advice.lead = paired_lead(state, evaluated[0], evaluated[1], rollouts, seed, rollout_policy, params)
+        advice.seconds = time.perf_counter() - start
     margin = advice.margin()
     if margin is not None and not margin.separated:
         advice.notes.append("the best is not separated from the next: the choice is close")
     return advice
+
+
+def expert_advice(state: KzinState) -> Advice:
+    """The expert's choice for this decision, as advice: its commitment (the learned table, one card deeper on close
+    calls: :mod:`engine.kzin.expert`) first, then decline and the rollout advisor's candidates, each with the
+    table's estimate of the chance of winning the game (``p * V(won) + (1 - p) * V(lost)``; no interval)."""
+    from engine.kzin.expert import decide, state_value
+
+    start = time.perf_counter()
+    options = battle_options(state)
+    phase = cast(str, state.battle_phase)
+    fight = "defend" if phase == INVASION else "attack"
+    s = state.clone()
+    s.committed = []
+    chosen = tuple(sorted(decide(s)))
+    tech, kem = s.technology(), s.kem
+    listed = candidates(options)
+    if chosen:
+        const = sum(CARDS[k].const_in(phase, tech, kem) for k in chosen)
+        dice = sum(CARDS[k].dice_in(phase) for k in chosen) + 1
+        p = p_humans_win(const, dice, s.kzin_const(), 1 + sum(c.dice for c in s.conquest_in_play()))
+        cost = sum(card_value(k, phase, tech, kem) for k in chosen)
+        listed = [Option(fight, chosen, const, dice, p, 1, cost)] + [o for o in listed if o.cards != chosen]
+    else:
+        listed = [options[-1]] + [o for o in listed if o.battle_odds is not None]
+    evaluated = []
+    for o in listed:
+        if o.battle_odds is None:
+            v = state_value(s.after_declining())
+        else:
+            q = float(o.battle_odds)
+            v = q * state_value(s.after_battle(list(o.cards), True)) + (1 - q) * state_value(
+                s.after_battle(list(o.cards), False))
+        evaluated.append(Option(o.action, o.cards, o.human_const, o.human_dice, o.battle_odds, o.subsets, o.cost,
+                                v, v, v, 0.0, effect(s, o)))
+    best, rest = evaluated[0], sorted(evaluated[1:], key=lambda o: -(o.game_win or 0.0))
+    notes = ["the expert's choice: its learned table, looking one card deeper on close calls; the chances are "
+             "the table's estimates, not rollouts"]
+    return Advice(phase, options, [best, *rest], best, 0, time.perf_counter() - start, EXPERT, notes)
 
 
 class AdvisorPolicy(CommitmentPolicy):
@@ -327,7 +417,7 @@ class AdvisorPolicy(CommitmentPolicy):
     def commitment(self, state: KzinState) -> list[int] | None:
         key = (id(state.game), state.turn, state.phase, state.kem, tuple(state.in_play), tuple(state.pile))
         if self._cache is None or self._cache[0] != key:
-            advice = advise(state, self.rollouts, self.seed, self.rollout_policy, self.policy_params)
+            advice = advise(state, self.rollouts, self.seed, self.rollout_policy, self.policy_params, paired=False)
             rec = advice.recommended
             self._cache = (key, None if rec.battle_odds is None else list(rec.cards))
         return self._cache[1]

@@ -19,48 +19,27 @@ import numpy as np
 from numba import njit
 
 from engine.kzin.cards import FULL_DECK
-from engine.kzin.expert import ATTR, RV, _candidates, _draw_index, _ids, _reserve, _scores, _u53, _value, load_values
-from engine.kzin.fast import (
-    A_FLEET,
-    A_FLEETFORCE,
-    A_HCONST,
-    A_HDICE,
-    A_KCONST,
-    A_KDICE,
-    A_REINF,
+from engine.kzin.expert import ATTR, RV, _candidates, _reserve, _scores, _value, load_values
+from engine.kzin.fast import rule_vector
+from engine.kzin.kernel import (
     A_TYPE,
-    T_C,
     T_K,
-    T_R,
-    rule_vector,
+    U53,
+    after_decision,
+    battle_chance,
+    draw_index,
+    end_turn,
+    human_force,
+    ids,
+    kzin_force,
+    place,
     tail_table,
+    take,
+    u53,
 )
 from engine.kzin.rules import KzinRules, make_rules
 
-U = 1.0 / 9007199254740992.0
-
-
-@njit(cache=True, nogil=True)
-def _after(play, n_play, discard, n_disc, sel, n_sel, clear, attr, new_play, new_disc):
-    """The cards in play and the discards after a decision, kept as the kernel keeps them; returns their counts.
-
-    ``sel[:n_sel]`` are the committed positions (none when declining); ``clear``: the Conquest cards go too.
-    """
-    new_disc[:n_disc] = discard[:n_disc]
-    m = n_disc
-    marked = np.zeros(n_play, dtype=np.bool_)
-    for i in range(n_sel):
-        marked[sel[i]] = True
-    kept = 0
-    for j in range(n_play):
-        c = play[j]
-        if marked[j] or (clear and attr[c, A_TYPE] == T_C):
-            new_disc[m] = c
-            m += 1
-        else:
-            new_play[kept] = c
-            kept += 1
-    return kept, m
+_after = after_decision  # by its old name
 
 
 @njit(nogil=True)  # not cached: numba's cache of mutually recursive functions crashes on load
@@ -105,28 +84,10 @@ def _search(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, n_pla
     disc2[:n_disc] = disc[:n_disc]
     play2 = np.empty(size, dtype=np.int64)
     play2[:n_play] = play[:n_play]
-    i = _draw_index(key, turn, n_pile)
-    k = pile2[i]
-    n_p = n_pile - 1
-    pile2[i] = pile2[n_p]
-    n_d = n_disc
-    n_pl = n_play
-    tech2 = tech
+    k, n_p = take(pile2, n_pile, draw_index(key, turn, n_pile))
+    n_d, n_pl, tech2 = place(k, attr, disc2, n_disc, play2, n_play, tech)
     invasion = attr[k, A_TYPE] == T_K
-    if invasion:
-        disc2[n_d] = k
-        n_d += 1
-    elif attr[k, A_TYPE] == T_R:
-        tech2 += 1
-    else:
-        play2[n_pl] = k
-        n_pl += 1
-    phase = 0 if invasion else 1
-    kc = options[3] + (attr[k, A_FLEETFORCE] if invasion and options[1] == 1 else 0)
-    kd = 1
-    for j in range(n_pl):
-        kc += attr[play2[j], A_KCONST + phase]
-        kd += attr[play2[j], A_KDICE]
+    phase, kc, kd = kzin_force(k, play2, n_pl, attr, options)
     nsz = 4 * n_pl + 1
     sets = np.empty((nsz, n_pl + 1), dtype=np.int64)
     lens = np.empty(nsz, dtype=np.int64)
@@ -169,74 +130,37 @@ def _search(depth, key, turn, kem, tech, pile, n_pile, disc, n_disc, play, n_pla
 @njit(nogil=True)  # not cached: numba's cache of mutually recursive functions crashes on load
 def _clairvoyant_game(key, depth, top, V, tail, attr, rv, options, pile_counts, kem):
     """One game from the start with the search at every turn; returns (Humans won, last turn)."""
-    fleet_force, base_force = options[1], options[3]
     size = pile_counts.sum() + 2
     pile = np.empty(size, dtype=np.int64)
     discard = np.empty(size, dtype=np.int64)
     play = np.empty(size, dtype=np.int64)
     a_play = np.empty(size, dtype=np.int64)
     a_disc = np.empty(size, dtype=np.int64)
-    n_pile = _ids(pile_counts, pile)
+    n_pile = ids(pile_counts, pile)
     n_disc = 0
     n_play = 0
     tech = 0
     turn = 1
-    offset = 10 * (tail.shape[1] - 1)
-    tp = tail.shape[2] - 1
     while True:
         _, sel, n_sel = _search(depth, key, turn, kem, tech, pile, n_pile, discard, n_disc, play, n_play, V, tail,
                                 attr, rv, options, top)
-        i = _draw_index(key, turn, n_pile)
-        k = pile[i]
-        n_pile -= 1
-        pile[i] = pile[n_pile]
+        k, n_pile = take(pile, n_pile, draw_index(key, turn, n_pile))
+        n_disc, n_play, tech = place(k, attr, discard, n_disc, play, n_play, tech)
         invasion = attr[k, A_TYPE] == T_K
-        if invasion:
-            discard[n_disc] = k
-            n_disc += 1
-        elif attr[k, A_TYPE] == T_R:
-            tech += 1
-        else:
-            play[n_play] = k
-            n_play += 1
-        phase = 0 if invasion else 1
+        phase, kc, kd = kzin_force(k, play, n_play, attr, options)
         won = False
         if n_sel > 0:
-            kc = base_force + (attr[k, A_FLEETFORCE] if invasion and fleet_force == 1 else 0)
-            kd = 1
-            for j in range(n_play):
-                kc += attr[play[j], A_KCONST + phase]
-                kd += attr[play[j], A_KDICE]
-            hc = 0
-            hd = 1
-            for s in range(n_sel):
-                c = play[sel[s]]
-                hc += attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (kem - 1)
-                hd += attr[c, A_HDICE + phase]
-            won = _u53(key, turn, 1) * U < tail[hd, kd, min(max(kc - hc + offset, 0), tp)]
+            hc, hd = human_force(play, sel, n_sel, phase, tech, kem, attr)
+            won = u53(key, turn, 1) * U53 < battle_chance(tail, hd, kd, kc - hc)
         n2, d2 = _after(play, n_play, discard, n_disc, sel, n_sel, n_sel > 0 or (invasion and options[2] == 1), attr,
                         a_play, a_disc)
         play[:n2] = a_play[:n2]
         n_play = n2
         discard[:d2] = a_disc[:d2]
         n_disc = d2
-        if n_sel > 0:
-            if invasion and not won:
-                kem -= 1
-            elif not invasion and won:
-                kem += 1
-        elif invasion:
-            kem -= 1
-        if kem <= options[4]:
-            return False, turn
-        if kem >= options[5]:
-            return True, turn
-        if n_pile == 0:
-            if options[0] == 0 or n_disc == 0:
-                return False, turn
-            pile[:n_disc] = discard[:n_disc]
-            n_pile = n_disc
-            n_disc = 0
+        kem, outcome, n_pile, n_disc = end_turn(kem, invasion, n_sel > 0, won, options, pile, n_pile, discard, n_disc)
+        if outcome != 0:
+            return outcome > 0, turn
         turn += 1
 
 

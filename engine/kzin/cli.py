@@ -217,6 +217,29 @@ def _train_expert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _win_rates(args: argparse.Namespace) -> int:
+    from engine.kzin.win_rates import COLUMNS, DEFAULT_GAMES, data_path, measure, write
+
+    games = dict(DEFAULT_GAMES)
+    for item in args.games:
+        name, _, n = item.partition("=")
+        if name not in DEFAULT_GAMES or not n.isdigit() or int(n) < 2:
+            raise ValueError(f"--games takes POLICY=N with a policy of {', '.join(DEFAULT_GAMES)} and N >= 2, "
+                             f"not {item!r}")
+        games[name] = int(n)
+    out = args.out or data_path()
+    rows: list[dict[str, Any]] = []
+
+    def shown(r: dict[str, Any]) -> None:
+        rows.append(r)
+        write(rows, out)  # a stopped run keeps the rows so far
+        print(",".join(str(r[c]) for c in COLUMNS), flush=True)
+
+    measure(games, seed=args.seed, advisor_csv=args.advisor_csv, on_row=shown)
+    print(f"wrote {out}")
+    return 0
+
+
 def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         try:
@@ -273,6 +296,16 @@ def register(subparsers: Any) -> None:
     _add_rule_options(sw)
     sw.set_defaults(func=_guarded(_sweep))
 
+    wr = sub.add_parser("win-rates", help="every policy's win rate under every ruling, on the same deals and dice",
+                        description="Win rates with 95%% intervals of all-in, threshold, the expert (table, and with "
+                        "its lookahead), the clairvoyant and (from --advisor-csv) the advisor, into a CSV.")
+    wr.add_argument("--games", action="append", default=[], metavar="POLICY=N",
+                    help="games for one policy (repeat); defaults: 1e6 fixed and table, 5e3 expert, 1e3 clairvoyant")
+    wr.add_argument("--seed", type=int, default=2027, help="random seed of the games' keys (default 2027)")
+    wr.add_argument("--advisor-csv", type=Path, default=None, metavar="FILE",
+                    help="the advisor's paired games (engine.kzin.compare), for its default-ruling row")
+    wr.add_argument("--out", type=Path, default=None, help="where to write (default engine/kzin/data/win_rates.csv)")
+    wr.set_defaults(func=_guarded(_win_rates))
     tr = sub.add_parser("train-expert", help="learn the expert's value tables (one per ruling) into engine/kzin",
                         description="Defaults: engine.kzin.expert.TRAIN_DEFAULTS, the settings of the shipped tables.")
     tr.add_argument("--games", type=int, default=None, help="games per iteration")

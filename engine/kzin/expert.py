@@ -48,10 +48,10 @@ import numpy as np
 from numba import njit
 
 from engine.kzin.cards import CARDS, CONQUEST, EARTH, FULL_DECK, HOME_WORLDS, HUMAN_FLEET, INVASION, NUM_KINDS, TACTICS
-from engine.kzin.fast import (
+from engine.kzin.fast import need_tables, rule_vector
+from engine.kzin.kernel import (
     A_COMMIT,
     A_FLEET,
-    A_FLEETFORCE,
     A_HCONST,
     A_HDICE,
     A_KCONST,
@@ -64,9 +64,20 @@ from engine.kzin.fast import (
     T_K,
     T_R,
     T_T,
-    need_tables,
-    rule_vector,
+    U53,
+    after_decision,
+    battle_chance,
+    card_force,
+    clear_table,
+    draw_index,
+    end_turn,
+    human_force,
+    ids,
+    kzin_force,
+    place,
     tail_table,
+    take,
+    u53,
 )
 from engine.kzin.policies import CommitmentPolicy
 from engine.kzin.rules import (
@@ -89,8 +100,11 @@ R_STEP, R_POINTS = 4.0, 16  # reserve grid 0, 4, ..., 60
 SHRINK = 20.0  # pseudo-visits of the coarse table in a cell's estimate
 
 # Policies the kernel plays (the fixed two for comparisons, and the expert).
-K_ALL_IN, K_THRESHOLD, K_EXPERT = 0, 3, 9
-KERNEL_POLICIES = {"all-in": K_ALL_IN, "threshold": K_THRESHOLD, "expert": K_EXPERT}
+K_ALL_IN, K_THRESHOLD, K_EXPERT, K_LOOKAHEAD = 0, 3, 9, 10
+KERNEL_POLICIES = {"all-in": K_ALL_IN, "threshold": K_THRESHOLD, "expert-table": K_EXPERT, "expert": K_LOOKAHEAD}
+LOOKAHEAD = {"top": 2, "gap": 0.001}
+"""The expert looks one card deeper than its table when the table's best two scores are within ``gap`` (a close
+call), for decline and the table's ``top`` best commitments (DESIGN values: chosen by paired games, see README)."""
 
 # Rulings the shipped tables cover: the default and each alternative reading of the rule options.
 RULINGS: dict[str, dict[str, Any]] = {
@@ -176,29 +190,7 @@ def _reserve(play, n_play, tech, kem, attr, rv):
 MASK64 = (1 << 64) - 1
 
 
-@njit(cache=True, nogil=True)
-def _mix(z):
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, nogil=True)
-def _u53(key, turn, slot):
-    """53 random bits for (game key, turn, slot): splitmix64 of the key and the counter."""
-    z = _mix(np.uint64(key) ^ _mix(np.uint64(turn * 8 + slot + 1) * np.uint64(0x9E3779B97F4A7C15)))
-    return np.int64(z >> np.uint64(11))
-
-
-@njit(cache=True, nogil=True)
-def _draw_index(key, turn, n):
-    """A uniform index in [0, n), exactly: Lemire's method on 53 bits, retrying on slots 2-6."""
-    for slot in (0, 2, 3, 4, 5, 6):
-        m = _u53(key, turn, slot) * n
-        low = m & ((1 << 53) - 1)
-        if low >= n or low >= ((1 << 53) - n) % n:
-            return m >> 53
-    return (_u53(key, turn, 0) * n) >> 53  # six rejections in a row: chance below 1e-80
+_u53, _draw_index = u53, draw_index  # the kernel's counter-based numbers (engine.kzin.kernel), by their old names
 
 
 def mix_py(z: int) -> int:
@@ -261,7 +253,7 @@ def _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, 
     for i in range(n):
         j = cand[i]
         c = play[j]
-        hconst[j] = attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (kem - 1)
+        hconst[j] = card_force(c, phase, tech, kem, attr)
         ev[j] = hconst[j] + 5.5 * attr[c, A_HDICE + phase]
     rest = np.empty(n, dtype=np.int64)
     keys = np.empty(n)
@@ -313,8 +305,6 @@ def _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, 
 def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds, spents,
             fus, probs, scores):
     """The battle odds and the score ``p V(win) + (1 - p) V(loss)`` of each candidate; returns the decline's score."""
-    offset = 10 * (tail.shape[1] - 1)
-    top = tail.shape[2] - 1
     r0, nf0, c2 = _reserve(play, n_play, tech, kem, attr, rv)
     # Decline: an invasion moves the marker toward Earth (Conquest stays unless the ruling discards it).
     if phase == 0:
@@ -322,7 +312,7 @@ def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, o
     else:
         decline = _value(V, kem, c2, nf0, tech, n_pile, r0, options)
     for i in range(n_cand):
-        p = tail[hds[i], kd, min(max(kc - hcs[i] + offset, 0), top)]
+        p = battle_chance(tail, hds[i], kd, kc - hcs[i])
         nf, r = nf0 - fus[i], r0 - spents[i]
         if phase == 0:
             vw = _value(V, kem, 0, nf, tech, n_pile, r, options)
@@ -415,26 +405,94 @@ def _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, r
     for k in range(counts.shape[0]):
         if counts[k] == 0:
             continue
-        t = attr[k, A_TYPE]
-        n2 = n_play
-        tech2 = tech
-        if t == T_K:
-            phase = 0
-            kc = options[3] + (attr[k, A_FLEETFORCE] if options[1] == 1 else 0)
-        else:
-            phase = 1
-            kc = options[3]
-            if t == T_R:
-                tech2 = tech + 1
-            else:
-                play[n_play] = k
-                n2 = n_play + 1
-        kd = 1
-        for j in range(n2):
-            kc += attr[play[j], A_KCONST + phase]
-            kd += attr[play[j], A_KDICE]
+        # The card's place (a scratch slot past the list; a Kzin Fleet's discard does not matter to the decision).
+        n2, tech2 = n_play, tech
+        if attr[k, A_TYPE] == T_R:
+            tech2 += 1
+        elif attr[k, A_TYPE] != T_K:
+            play[n_play] = k
+            n2 += 1
+        phase, kc, kd = kzin_force(k, play, n2, attr, options)
         total += counts[k] * _best_value(phase, kem, tech2, kc, kd, play, n2, n_pile - 1, V, tail, attr, rv, options)
     return total / n_pile
+
+
+@njit(cache=True, nogil=True)
+def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options):
+    """The value of the start of the next turn, exactly over its card: victory, then the deck (a reshuffle makes
+    the discards the deck), then :func:`_backup`. ``play`` needs a free slot past ``n_play``."""
+    if kem <= options[4]:
+        return 0.0
+    if kem >= options[5]:
+        return 1.0
+    if n_pile == 0:
+        if options[0] == 0 or n_disc == 0:
+            return 0.0
+        return _backup(kem, tech, play, n_play, disc, n_disc, rep, counts, V, tail, attr, rv, options)
+    return _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv, options)
+
+
+@njit(cache=True, nogil=True)
+def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_disc, V, tail, attr, rv, options, rep,
+               counts, top, gap, out):
+    """The expert's commitment, one card deeper than the table: writes positions into ``out``, returns how many.
+
+    Decline and the ``top`` commitments the table scores best are each valued by
+    ``p * B(after a win) + (1 - p) * B(after a loss)``, where ``B`` is the exact expectation over the
+    next card (every card left equally likely) of the table's best choice then (:func:`_after_value`).
+    The best wins (decline first of equals).
+    """
+    size = 4 * n_play + 1
+    sets = np.empty((size, n_play + 1), dtype=np.int64)
+    lens = np.empty(size, dtype=np.int64)
+    hcs = np.empty(size, dtype=np.int64)
+    hds = np.empty(size, dtype=np.int64)
+    spents = np.empty(size)
+    fus = np.empty(size, dtype=np.int64)
+    n_cand = _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus)
+    if n_cand == 0:
+        return 0
+    probs = np.empty(n_cand)
+    scores = np.empty(n_cand)
+    decline = _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds,
+                      spents, fus, probs, scores)
+    order = np.argsort(-scores, kind="mergesort")
+    # A clear choice is the table's: look deeper only when the best two table scores (decline one of them) are close.
+    first = max(decline, scores[order[0]])
+    second = min(decline, scores[order[0]]) if n_cand == 1 else max(min(decline, scores[order[0]]), scores[order[1]])
+    if first - second > gap:
+        if decline >= scores[order[0]] - 1e-12:
+            return 0
+        for i in range(lens[order[0]]):
+            out[i] = sets[order[0], i]
+        return lens[order[0]]
+    buf = n_play + n_disc + n_pile + 2
+    a_play = np.empty(buf, dtype=np.int64)
+    a_disc = np.empty(buf, dtype=np.int64)
+    invasion = phase == 0
+    n2, d2 = after_decision(play, n_play, disc, n_disc, sets[0], 0, invasion and options[2] == 1, attr, a_play, a_disc)
+    best = _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
+                        tail, attr, rv, options)
+    chosen = -1
+    for oi in range(min(top, n_cand)):
+        ci = order[oi]
+        p = probs[ci]
+        n2, d2 = after_decision(play, n_play, disc, n_disc, sets[ci], lens[ci], True, attr, a_play, a_disc)
+        score = 0.0
+        if p > 0.0:
+            score += p * _after_value(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
+                                      counts, V, tail, attr, rv, options)
+        if p < 1.0:
+            score += (1.0 - p) * _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2,
+                                              rep, counts, V, tail, attr, rv, options)
+        if score > best + 1e-12:
+            best = score
+            chosen = ci
+    if chosen < 0:
+        return 0
+    for i in range(lens[chosen]):
+        out[i] = sets[chosen, i]
+    return lens[chosen]
 
 
 # --- the game kernel ----------------------------------------------------------------------------
@@ -442,7 +500,7 @@ def _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, r
 @njit(cache=True, nogil=True)
 def _play_game(key, bkey, policy, V, need_ok, tail, attr, rv, options, pile0, n_pile0, disc0, n_disc0, play0, n_play0,
                tech0, kem0, turn0, eps, pile, discard, play, out, visit_cell, visit_r, visit_t, record, rate, rep,
-               counts):
+               counts, look):
     """One game from the start of a turn; returns (humans won, last turn, visits recorded).
 
     The deal comes from ``key``, the battles from ``bkey`` (the same key but for the clairvoyant's rollouts).
@@ -452,45 +510,30 @@ def _play_game(key, bkey, policy, V, need_ok, tail, attr, rv, options, pile0, n_
     game's outcome), or a share ``rate`` of them with the exact one-card backup under ``V`` as the
     target in ``visit_t`` (``record`` 2: fitted value iteration).
     """
-    fleet_force, fallback_conquest, base_force, earth, home = options[1], options[2], options[3], options[4], options[5]
     n_pile, n_disc, n_play = n_pile0, n_disc0, n_play0
     pile[:n_pile] = pile0[:n_pile]
     discard[:n_disc] = disc0[:n_disc]
     play[:n_play] = play0[:n_play]
     tech, kem, turn = tech0, kem0, turn0
-    offset = 10 * (tail.shape[1] - 1)
-    top = tail.shape[2] - 1
     n_visits = 0
     s1, s2, s3, s4 = V.shape[1], V.shape[2], V.shape[3], V.shape[4]
     while True:
-        i = _draw_index(key, turn, n_pile)
-        k = pile[i]
-        n_pile -= 1
-        pile[i] = pile[n_pile]
+        k, n_pile = take(pile, n_pile, draw_index(key, turn, n_pile))
+        n_disc, n_play, tech = place(k, attr, discard, n_disc, play, n_play, tech)
         invasion = attr[k, A_TYPE] == T_K
-        if invasion:
-            discard[n_disc] = k
-            n_disc += 1
-        elif attr[k, A_TYPE] == T_R:
-            tech += 1
-        else:
-            play[n_play] = k
-            n_play += 1
-        phase = 0 if invasion else 1
-        kc = base_force + (attr[k, A_FLEETFORCE] if invasion and fleet_force == 1 else 0)
-        kd = 1
-        for j in range(n_play):
-            kc += attr[play[j], A_KCONST + phase]
-            kd += attr[play[j], A_KDICE]
+        phase, kc, kd = kzin_force(k, play, n_play, attr, options)
         # The commitment: positions in the play list, in out[:chosen].
         chosen = 0
         if policy == K_EXPERT:
             explore = 2.0
             if eps > 0.0:
-                u = _u53(key, turn, 7) * (1.0 / 9007199254740992.0)
+                u = u53(key, turn, 7) * U53
                 if u < eps:
                     explore = u / eps
             chosen = _decide(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, explore, out)
+        elif policy == K_LOOKAHEAD:
+            chosen = _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, discard, n_disc, V, tail, attr,
+                                rv, options, rep, counts, int(look[0]), look[1], out)
         else:
             hc = 0
             hd = 1
@@ -501,90 +544,50 @@ def _play_game(key, bkey, policy, V, need_ok, tail, attr, rv, options, pile0, n_
                     out[chosen] = j
                     chosen += 1
                     fleets += attr[c, A_FLEET + phase]
-                    hc += attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (
-                        kem - 1)
+                    hc += card_force(c, phase, tech, kem, attr)
                     hd += attr[c, A_HDICE + phase]
             if fleets == 0 or (policy == K_THRESHOLD and kc - hc > need_ok[phase, hd, kd]):
                 chosen = 0
         fight = chosen > 0
         won = False
         if fight:
-            hc = 0
-            hd = 1
-            for i in range(chosen):
-                c = play[out[i]]
-                hc += attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (kem - 1)
-                hd += attr[c, A_HDICE + phase]
-            p = tail[hd, kd, min(max(kc - hc + offset, 0), top)]
-            won = _u53(bkey, turn, 1) * (1.0 / 9007199254740992.0) < p
+            hc, hd = human_force(play, out, chosen, phase, tech, kem, attr)
+            won = u53(bkey, turn, 1) * U53 < battle_chance(tail, hd, kd, kc - hc)
             for i in range(chosen):
                 play[out[i]] = -1 - play[out[i]]  # mark the committed cards
-        if fight or (invasion and fallback_conquest == 1):
-            kept = 0
-            for j in range(n_play):
-                c = play[j]
-                if c < 0:
-                    discard[n_disc] = -1 - c
-                    n_disc += 1
-                elif attr[c, A_TYPE] == T_C:
-                    discard[n_disc] = c
-                    n_disc += 1
-                else:
-                    play[kept] = c
-                    kept += 1
-            n_play = kept
-        if fight:
-            if invasion and not won:
-                kem -= 1
-            elif not invasion and won:
-                kem += 1
-        elif invasion:
-            kem -= 1
-        if kem <= earth:
-            return False, turn, n_visits
-        if kem >= home:
-            return True, turn, n_visits
-        if n_pile == 0:
-            if options[0] == 0 or n_disc == 0:
-                return False, turn, n_visits
-            pile[:n_disc] = discard[:n_disc]
-            n_pile = n_disc
-            n_disc = 0
+        if fight or (invasion and options[2] == 1):
+            n_play, n_disc = clear_table(play, n_play, discard, n_disc, True, attr)
+        kem, outcome, n_pile, n_disc = end_turn(kem, invasion, fight, won, options, pile, n_pile, discard, n_disc)
+        if outcome != 0:
+            return outcome > 0, turn, n_visits
         turn += 1
-        if record == 2 and _u53(key ^ 0x5DEECE66D, turn, 0) * (1.0 / 9007199254740992.0) >= rate:
+        if record == 2 and u53(key ^ 0x5DEECE66D, turn, 0) * U53 >= rate:
             continue
         if record > 0 and n_visits < visit_cell.shape[0]:
             if record == 2:
                 visit_t[n_visits] = _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv,
                                             options)
             r, nf, c2 = _reserve(play, n_play, tech, kem, attr, rv)
-            a, b, c, d, e = _cell(V, kem, c2, nf, tech, n_pile, earth)
+            a, b, c, d, e = _cell(V, kem, c2, nf, tech, n_pile, options[4])
             visit_cell[n_visits] = (((a * s1 + b) * s2 + c) * s3 + d) * s4 + e
             visit_r[n_visits] = r
             n_visits += 1
     return False, turn, n_visits  # not reached
 
 
-@njit(cache=True, nogil=True)
-def _ids(counts, out):
-    n = 0
-    for k in range(counts.shape[0]):
-        for _ in range(counts[k]):
-            out[n] = k
-            n += 1
-    return n
+_ids = ids  # by its old name (the clairvoyant reads it from here)
 
 
 @njit(cache=True, nogil=True)
 def _play_keys(keys, policy, V, need_ok, tail, attr, rv, options, pile_counts, disc_counts, play_counts, kem, turn,
-               eps, record, rate, rep, won, turns, sums, weights):
+               eps, record, rate, rep, won, turns, sums, weights, look):
     """Play one game per key; with ``record`` add each visit's target (``_play_game``) to its (cell, reserve point)."""
     size = pile_counts.sum() + disc_counts.sum() + play_counts.sum() + 1
     pile0 = np.empty(size, dtype=np.int64)
     disc0 = np.empty(size, dtype=np.int64)
     play0 = np.empty(size, dtype=np.int64)
-    n_pile0 = _ids(pile_counts, pile0)
-    n_disc0 = _ids(disc_counts, disc0)
+    n_pile0 = ids(pile_counts, pile0)
+    n_disc0 = ids(disc_counts, disc0)
     tech = 0
     n_play0 = 0
     for k in range(play_counts.shape[0]):
@@ -605,7 +608,7 @@ def _play_keys(keys, policy, V, need_ok, tail, attr, rv, options, pile_counts, d
     for g in range(keys.shape[0]):
         w, t, nv = _play_game(keys[g], keys[g], policy, V, need_ok, tail, attr, rv, options, pile0, n_pile0, disc0,
                               n_disc0, play0, n_play0, tech, kem, turn, eps, pile, discard, play, out, visit_cell,
-                              visit_r, visit_t, record, rate, rep, counts)
+                              visit_r, visit_t, record, rate, rep, counts, look)
         won[g] = w
         turns[g] = t
         for v in range(nv):
@@ -662,18 +665,19 @@ def _start_arrays(state: KzinState | None) -> tuple[np.ndarray, np.ndarray, np.n
 
 def play_keys(keys: np.ndarray, policy: str = "expert", rules: KzinRules | None = None,
               values: np.ndarray | None = None, state: KzinState | None = None, defend: float = 0.5,
-              attack: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
-    """(won, last turn) of one game per key with ``policy`` (expert, all-in or threshold), on the fast path.
+              attack: float = 0.5, top: int | None = None, gap: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(won, last turn) of one game per key with ``policy`` (expert, expert-table, all-in or threshold), fast.
 
     Games start from ``state`` (its rules) or from the start under ``rules``; the expert reads
-    ``values`` (default: the shipped table of this ruling).
+    ``values`` (default: the shipped table of this ruling) and looks deeper as ``top`` and ``gap`` say
+    (default ``LOOKAHEAD``).
     """
     if policy not in KERNEL_POLICIES:
         raise ValueError(f"the expert kernel plays {', '.join(KERNEL_POLICIES)}; not {policy!r}")
     if state is not None and rules is not None:
         raise ValueError("give rules or a state, not both (a state carries its rules)")
     rules = state.rules if state is not None else (rules if rules is not None else make_rules())
-    V = values if values is not None else (load_values(rules) if policy == "expert" else initial_values(rules))
+    V = values if values is not None else (load_values(rules) if policy.startswith("expert") else initial_values(rules))
     if V.shape != value_shape(rules):
         raise ValueError(f"a value table of shape {V.shape} does not fit these rules ({value_shape(rules)})")
     pile, disc, play0, kem, turn = _start_arrays(state)
@@ -683,8 +687,17 @@ def play_keys(keys: np.ndarray, policy: str = "expert", rules: KzinRules | None 
     dummy = np.zeros(1)
     _play_keys(np.asarray(keys, dtype=np.int64), KERNEL_POLICIES[policy], V, need_tables(defend, attack),
                tail_table(), ATTR, RV, rule_vector(rules), pile, disc, play0, kem, turn, 0.0, 0, 0.0, REP, won, turns,
-               dummy, dummy)
+               dummy, dummy, lookahead_settings(top, gap))
     return won, turns
+
+
+def lookahead_settings(top: int | None = None, gap: float | None = None) -> np.ndarray:
+    """(top, gap) for the kernel; a ``ValueError`` for a count below 1 or a negative gap."""
+    top = LOOKAHEAD["top"] if top is None else top
+    gap = LOOKAHEAD["gap"] if gap is None else gap
+    if type(top) is not int or top < 1 or not gap >= 0.0:
+        raise ValueError(f"the lookahead takes a count of at least 1 and a gap of at least 0, not {top!r}, {gap!r}")
+    return np.array([float(top), float(gap)])
 
 
 @dataclass(frozen=True)
@@ -738,7 +751,8 @@ def train(rules: KzinRules | None = None, games: int = TRAIN_DEFAULTS["games"],
         first = it == 0 and start == "threshold"
         _play_keys(keys, K_THRESHOLD if first else K_EXPERT, V, need_tables(0.5, 0.5), tail_table(), ATTR, RV,
                    rule_vector(rules), pile, disc,
-                   play0, rules.start_space, 1, float(explore), mode, float(rate), REP, won, turns, sums, weights)
+                   play0, rules.start_space, 1, float(explore), mode, float(rate), REP, won, turns, sums, weights,
+                   lookahead_settings())
         V = fit_values(sums, weights, shape, None if mode == 1 else V)
         rates.append(float(won.mean()))
         secs.append(time.perf_counter() - t0)
@@ -824,29 +838,61 @@ def state_arrays(state: KzinState) -> tuple[int, int, int, int, np.ndarray, int]
     return phase, state.technology(), state.kzin_const(), kd, play, sum(state.pile)
 
 
-def decide(state: KzinState, values: np.ndarray | None = None, play: np.ndarray | None = None) -> list[int]:
-    """The expert's commitment at this decision as card kinds ([] to decline), through the same numba rule."""
+def decide(state: KzinState, values: np.ndarray | None = None, play: np.ndarray | None = None,
+           lookahead: bool = True) -> list[int]:
+    """The expert's commitment at this decision as card kinds ([] to decline), through the same numba rule.
+
+    ``lookahead`` False: the table alone (``expert-table``); True: one card deeper on close calls (``expert``),
+    which reads the deck and the discards (the invading Kzin Fleet counted among them, as the kernel has it).
+    """
     if state.battle_phase is None or state.current_player() != 0:
         raise ValueError("the expert answers a battle decision; there is none now")
     V = values if values is not None else load_values(state.rules)
     phase, tech, kc, kd, in_play, n_pile = state_arrays(state)
     play = in_play if play is None else np.asarray(play, dtype=np.int64)
     out = np.empty(len(play) + 1, dtype=np.int64)
-    n = _decide(phase, state.kem, tech, kc, kd, play, len(play), n_pile, V, tail_table(), ATTR, RV,
-                rule_vector(state.rules), 2.0, out)
+    if not lookahead:
+        n = _decide(phase, state.kem, tech, kc, kd, play, len(play), n_pile, V, tail_table(), ATTR, RV,
+                    rule_vector(state.rules), 2.0, out)
+        return [int(play[j]) for j in out[:n]]
+    pile = np.array([k for k in range(NUM_KINDS) for _ in range(state.pile[k])], dtype=np.int64)
+    disc_counts = list(state.discard)
+    fleet = state.invading_fleet()
+    if fleet is not None:
+        disc_counts[fleet.index] += 1
+    disc = np.array([k for k in range(NUM_KINDS) for _ in range(disc_counts[k])], dtype=np.int64)
+    top, gap = lookahead_settings()
+    n = _lookahead(phase, state.kem, tech, kc, kd, play, len(play), pile, len(pile), disc, len(disc), V, tail_table(),
+                   ATTR, RV, rule_vector(state.rules), REP, np.zeros(NUM_KINDS, dtype=np.int64), int(top), gap, out)
     return [int(play[j]) for j in out[:n]]
 
 
+def state_value(state: KzinState, values: np.ndarray | None = None) -> float:
+    """The learned table's chance of winning from the start of a turn (1 or 0 once the game is over)."""
+    if state.phase == OVER:
+        return float(state.winner == HUMANS)
+    if state.phase != DRAW:
+        raise ValueError(f"the table values the start of a turn (phase draw), not phase {state.phase!r}")
+    V = values if values is not None else load_values(state.rules)
+    play = np.array([c.index for c in state.cards_in_play() if c.type != "R"], dtype=np.int64)
+    tech = state.technology()
+    r, nf, c2 = _reserve(play, len(play), tech, state.kem, ATTR, RV)
+    return float(_value(V, state.kem, c2, nf, tech, sum(state.pile), r, rule_vector(state.rules)))
+
+
 class ExpertPolicy(CommitmentPolicy):
-    """The learned expert at every decision (a table look-up per option: fast enough for any count of games)."""
+    """The expert at every decision: the learned table's scores, one card deeper on close calls (``lookahead``)."""
 
     name = "expert"
 
-    def __init__(self, values: np.ndarray | None = None) -> None:
+    def __init__(self, values: np.ndarray | None = None, lookahead: bool = True) -> None:
         self.values = values
+        self.lookahead = lookahead
+        if not lookahead:
+            self.name = "expert-table"
 
     def commitment(self, state: KzinState) -> list[int] | None:
-        chosen = decide(state, self.values)
+        chosen = decide(state, self.values, lookahead=self.lookahead)
         return chosen or None
 
 

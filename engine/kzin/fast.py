@@ -31,20 +31,41 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from engine.kzin.cards import (
-    CARDS,
-    CONQUEST,
-    DECK_SIZE,
-    EARTH,
-    FULL_DECK,
-    HOME_WORLDS,
-    HUMAN_FLEET,
-    INVASION,
-    KZIN_FLEET,
-    LIBERATION,
-    NUM_KINDS,
-    TACTICS,
-    TECHNOLOGY,
+from engine.kzin.cards import DECK_SIZE, EARTH, FULL_DECK, HOME_WORLDS, NUM_KINDS
+from engine.kzin.kernel import (
+    A_COMMIT,
+    A_FLEET,
+    A_FLEETFORCE,
+    A_HCONST,
+    A_HDICE,
+    A_KCONST,
+    A_KDICE,
+    A_REINF,
+    A_TYPE,
+    ATTR,
+    MAX_HUMAN_DICE,
+    MAX_KZIN_DICE,
+    N_ATTR,
+    OFFSET,
+    PHASE_CODES,
+    T_C,
+    T_H,
+    T_K,
+    T_R,
+    T_T,
+    TAIL_LEN,
+    TYPE_CODES,
+    attribute_matrix,
+    battle_chance,
+    card_arrays,
+    card_force,
+    clear_table,
+    end_turn,
+    ids,
+    kzin_force,
+    place,
+    tail_table,
+    take,
 )
 from engine.kzin.odds import _difference_tail
 from engine.kzin.rules import DRAW, HUMANS, OVER, KzinRules, KzinState, make_rules
@@ -52,83 +73,6 @@ from engine.kzin.rules import DRAW, HUMANS, OVER, KzinRules, KzinState, make_rul
 FAST_POLICIES = ("all-in", "defend-only", "never-fight", "threshold")
 ALL_IN, DEFEND_ONLY, NEVER_FIGHT, THRESHOLD = range(4)
 POLICY_CODES = dict(zip(FAST_POLICIES, range(4), strict=True))
-
-TYPE_CODES = {KZIN_FLEET: 0, CONQUEST: 1, HUMAN_FLEET: 2, TACTICS: 3, TECHNOLOGY: 4}
-T_K, T_C, T_H, T_T, T_R = (TYPE_CODES[t] for t in (KZIN_FLEET, CONQUEST, HUMAN_FLEET, TACTICS, TECHNOLOGY))
-PHASE_CODES = {None: -1, INVASION: 0, LIBERATION: 1}
-_PHASES = (INVASION, LIBERATION)
-
-
-def card_arrays() -> dict[str, np.ndarray]:
-    """The card fields the kernel needs, one int64 entry per kind (phases and types as codes)."""
-    return {
-        "type": np.array([TYPE_CODES[c.type] for c in CARDS], dtype=np.int64),
-        "const": np.array([c.const for c in CARDS], dtype=np.int64),
-        "dice": np.array([c.dice for c in CARDS], dtype=np.int64),
-        "reinforcements": np.array([c.reinforcements for c in CARDS], dtype=np.int64),
-        "only_phase": np.array([PHASE_CODES[c.only_phase] for c in CARDS], dtype=np.int64),
-        "bonus_phase": np.array([PHASE_CODES[c.bonus_phase] for c in CARDS], dtype=np.int64),
-        "bonus": np.array([c.bonus for c in CARDS], dtype=np.int64),
-        "copies": np.array([c.copies for c in CARDS], dtype=np.int64),
-    }
-
-
-# Columns of the per-kind attribute matrix the kernel reads (phase p = 0 invasion, 1 liberation).
-A_TYPE = 0
-A_COMMIT = 1  # +p: all-in commits this card in phase p (a Fleet or Tactics card that counts there)
-A_HCONST = 3  # +p: its constant force in phase p, without Technology and Reinforcements' X
-A_HDICE = 5  # +p: its dice in phase p
-A_REINF = 7  # +p: it is Reinforcements and counts in phase p (adds X = kem - 1)
-A_FLEET = 9  # +p: it is a Fleet that counts in phase p (gets +1 per Technology card)
-A_KCONST = 11  # +p: a Conquest card's constant force in phase p
-A_KDICE = 13  # a Conquest card's dice (every battle)
-A_FLEETFORCE = 14  # a Kzin Fleet card's own force
-N_ATTR = 15
-
-
-def attribute_matrix(arrays: dict[str, np.ndarray] | None = None) -> np.ndarray:
-    """Per-kind contributions to a battle in each phase, derived from the raw card columns as ``Card.const_in``."""
-    a = card_arrays() if arrays is None else arrays
-    kinds = len(a["type"])
-    m = np.zeros((kinds, N_ATTR), dtype=np.int64)
-    m[:, A_TYPE] = a["type"]
-    human = (a["type"] == T_H) | (a["type"] == T_T)
-    conquest = a["type"] == T_C
-    for p in (0, 1):
-        counts = (a["only_phase"] == -1) | (a["only_phase"] == p)
-        const_p = np.where(counts, a["const"] + np.where(a["bonus_phase"] == p, a["bonus"], 0), 0)
-        commit = human & counts
-        m[:, A_COMMIT + p] = commit
-        m[:, A_HCONST + p] = np.where(commit, const_p, 0)
-        m[:, A_HDICE + p] = np.where(commit, a["dice"], 0)
-        m[:, A_REINF + p] = commit & (a["reinforcements"] == 1)
-        m[:, A_FLEET + p] = commit & (a["type"] == T_H)
-        m[:, A_KCONST + p] = np.where(conquest, const_p, 0)
-    m[:, A_KDICE] = np.where(conquest, a["dice"], 0)
-    m[:, A_FLEETFORCE] = np.where(a["type"] == T_K, a["const"], 0)
-    return m
-
-
-ATTR = attribute_matrix()
-MAX_HUMAN_DICE = 1 + int(max(sum(c.dice_in(p) * c.copies for c in CARDS if c.type == TACTICS) for p in _PHASES))
-MAX_KZIN_DICE = 1 + sum(c.dice * c.copies for c in CARDS if c.type == CONQUEST)
-OFFSET = 10 * MAX_KZIN_DICE  # need + OFFSET indexes the tail table; need = -OFFSET is below any difference
-TAIL_LEN = OFFSET + 10 * MAX_HUMAN_DICE + 2  # the last entry is above any difference: probability 0
-
-
-@lru_cache(maxsize=1)
-def tail_table() -> np.ndarray:
-    """``t[h, k, need + OFFSET] = P(h d10 - k d10 >= need)`` as floats, from the exact odds."""
-    t = np.zeros((MAX_HUMAN_DICE + 1, MAX_KZIN_DICE + 1, TAIL_LEN))
-    for h in range(1, MAX_HUMAN_DICE + 1):
-        for k in range(1, MAX_KZIN_DICE + 1):
-            low, tail = _difference_tail(h, k)
-            for i in range(TAIL_LEN):
-                j = i - OFFSET - low
-                t[h, k, i] = 1.0 if j <= 0 else (float(tail[j]) if j < len(tail) else 0.0)
-    t.setflags(write=False)
-    return t
-
 
 def _threshold_need(limit: float) -> np.ndarray:
     """``n[h, k]``: the largest ``need`` with exact P(h d10 - k d10 >= need) >= limit, as the plain policy compares."""
@@ -179,10 +123,8 @@ def _play_one(pile0, n_pile0, disc0, n_disc0, play0, n_play0, tech, kem, turn, p
     """Play one game from the start of a turn to its end; return (humans won, turn at the end).
 
     The cards in play but Technology (only counted: ``tech``) are a short list of ids; a battle's
-    forces are summed over it, a handful of cards.
+    forces are summed over it, a handful of cards. The turn's mechanics are :mod:`engine.kzin.kernel`'s.
     """
-    reshuffle, fleet_force, fallback_conquest, base, earth, home = (
-        options[0], options[1], options[2], options[3], options[4], options[5])
     n_pile, n_disc, n_play = n_pile0, n_disc0, n_play0
     pile[:n_pile] = pile0[:n_pile]
     discard[:n_disc] = disc0[:n_disc]
@@ -190,88 +132,41 @@ def _play_one(pile0, n_pile0, disc0, n_disc0, play0, n_play0, tech, kem, turn, p
     fleets = 0
     for j in range(n_play):
         fleets += attr[play[j], A_TYPE] == T_H
-    max_k = tail.shape[1] - 1
-    top = tail.shape[2] - 1
-    offset = 10 * max_k
     while True:
-        # Draw: each remaining card equally likely; the last card fills the hole.
-        i = _uniform_index(rng, n_pile)
-        k = pile[i]
-        n_pile -= 1
-        pile[i] = pile[n_pile]
-        kind_type = attr[k, A_TYPE]
-        invasion = kind_type == T_K
-        if invasion:
-            discard[n_disc] = k  # the Kzin Fleet card goes to the discards, battle or not
-            n_disc += 1
-        elif kind_type == T_R:
-            tech += 1  # Technology stays in play for good: counted, not listed
-        else:
-            play[n_play] = k
-            n_play += 1
-            fleets += kind_type == T_H
-        phase = 0 if invasion else 1
+        # Draw: each remaining card equally likely.
+        k, n_pile = take(pile, n_pile, _uniform_index(rng, n_pile))
+        n_disc, n_play, tech = place(k, attr, discard, n_disc, play, n_play, tech)
+        fleets += attr[k, A_TYPE] == T_H
+        invasion = attr[k, A_TYPE] == T_K
+        phase, kc, kd = kzin_force(k, play, n_play, attr, options)
         fight = False
         hd = 1
-        kd = 1
         need = 0
         if fleets > 0 and policy != NEVER_FIGHT and (invasion or policy != DEFEND_ONLY):
-            # Everything that counts: each committed Fleet gets +1 per Technology card, Reinforcements X = kem - 1.
+            # Everything that counts is committed.
             hc = 0
-            kc = base
-            if invasion and fleet_force:
-                kc += attr[k, A_FLEETFORCE]
             for j in range(n_play):
                 c = play[j]
-                hc += attr[c, A_HCONST + phase] + attr[c, A_FLEET + phase] * tech + attr[c, A_REINF + phase] * (kem - 1)
-                hd += attr[c, A_HDICE + phase]
-                kc += attr[c, A_KCONST + phase]
-                kd += attr[c, A_KDICE]
+                if attr[c, A_COMMIT + phase] == 1:
+                    hc += card_force(c, phase, tech, kem, attr)
+                    hd += attr[c, A_HDICE + phase]
             need = kc - hc
             fight = policy != THRESHOLD or need <= need_ok[phase, hd, kd]
-        if fight or (invasion and fallback_conquest):
-            # After a battle the Conquest cards and every committed card go; a fall-back may take the Conquest cards.
-            kept = 0
-            for j in range(n_play):
-                c = play[j]
-                if attr[c, A_TYPE] == T_C or (fight and attr[c, A_COMMIT + phase] == 1):
-                    discard[n_disc] = c
-                    n_disc += 1
-                    fleets -= attr[c, A_TYPE] == T_H
-                else:
-                    play[kept] = c
-                    kept += 1
-            n_play = kept
         if fight:
-            won = rng.random() < tail[hd, kd, min(max(need + offset, 0), top)]
-            if invasion and not won:
-                kem -= 1
-            elif not invasion and won:
-                kem += 1
-        elif invasion:
-            kem -= 1
-        # End of turn: victory, then the deck.
-        if kem <= earth:
-            return False, turn
-        if kem >= home:
-            return True, turn
-        if n_pile == 0:
-            if not reshuffle or n_disc == 0:
-                return False, turn
-            pile[:n_disc] = discard[:n_disc]
-            n_pile = n_disc
-            n_disc = 0
+            for j in range(n_play):
+                if attr[play[j], A_COMMIT + phase] == 1:
+                    play[j] = -1 - play[j]  # committed: discarded after the battle
+        if fight or (invasion and options[2] == 1):
+            # After a battle the Conquest cards and every committed card go; a fall-back may take the Conquest cards.
+            n_play, n_disc = clear_table(play, n_play, discard, n_disc, True, attr)
+            fleets = 0
+            for j in range(n_play):
+                fleets += attr[play[j], A_TYPE] == T_H
+        won = fight and rng.random() < battle_chance(tail, hd, kd, need)
+        kem, outcome, n_pile, n_disc = end_turn(kem, invasion, fight, won, options, pile, n_pile, discard, n_disc)
+        if outcome != 0:
+            return outcome > 0, turn
         turn += 1
-
-
-@njit(cache=True, nogil=True)
-def _ids(counts, out):
-    n = 0
-    for k in range(counts.shape[0]):
-        for _ in range(counts[k]):
-            out[n] = k
-            n += 1
-    return n
 
 
 @njit(cache=True, nogil=True)
@@ -282,14 +177,15 @@ def _play_many(won, turns, pile_counts, disc_counts, play_counts, kem, turn, pol
     pile0 = np.empty(size, dtype=np.int64)
     disc0 = np.empty(size, dtype=np.int64)
     play0 = np.empty(size, dtype=np.int64)
-    n_pile0 = _ids(pile_counts, pile0)
-    n_disc0 = _ids(disc_counts, disc0)
+    n_pile0 = ids(pile_counts, pile0)
+    n_disc0 = ids(disc_counts, disc0)
     tech = 0
-    for k in range(play_counts.shape[0]):
+    listed = play_counts.copy()
+    for k in range(listed.shape[0]):
         if attr[k, A_TYPE] == T_R:
-            tech += play_counts[k]
-            play_counts[k] = 0
-    n_play0 = _ids(play_counts, play0)
+            tech += listed[k]
+            listed[k] = 0
+    n_play0 = ids(listed, play0)
     pile = np.empty(size, dtype=np.int64)
     discard = np.empty(size, dtype=np.int64)
     play = np.empty(size, dtype=np.int64)
@@ -374,4 +270,35 @@ def rollout_wins(state: KzinState, policy: str = "all-in", n: int = 10_000, seed
     return int(won.sum()), n
 
 
-__all__ = ["DECK_SIZE", "FAST_POLICIES", "card_arrays", "play", "rollout_wins", "tail_table"]
+# The card columns and the odds table live in engine.kzin.kernel; they are read here too, as before.
+__all__ = [
+    "ATTR",
+    "A_COMMIT",
+    "A_FLEET",
+    "A_FLEETFORCE",
+    "A_HCONST",
+    "A_HDICE",
+    "A_KCONST",
+    "A_KDICE",
+    "A_REINF",
+    "A_TYPE",
+    "DECK_SIZE",
+    "FAST_POLICIES",
+    "MAX_HUMAN_DICE",
+    "MAX_KZIN_DICE",
+    "N_ATTR",
+    "OFFSET",
+    "PHASE_CODES",
+    "TAIL_LEN",
+    "TYPE_CODES",
+    "T_C",
+    "T_H",
+    "T_K",
+    "T_R",
+    "T_T",
+    "attribute_matrix",
+    "card_arrays",
+    "play",
+    "rollout_wins",
+    "tail_table",
+]

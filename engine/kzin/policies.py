@@ -103,15 +103,16 @@ def make_policy(name: str, **params: Any) -> CommitmentPolicy:
         from engine.kzin.advisor import AdvisorPolicy
 
         return AdvisorPolicy(**params)
-    if name == "expert":
+    if name in ("expert", "expert-table"):
         from engine.kzin.expert import ExpertPolicy
 
         if params:
-            raise ValueError("the expert policy takes no parameters (its values are learned: dojo kzin train-expert)")
-        return ExpertPolicy()
+            raise ValueError(f"the {name} policy takes no parameters (its values are learned: dojo kzin train-expert)")
+        return ExpertPolicy(lookahead=name == "expert")
     classes = {"all-in": AllIn, "defend-only": DefendOnly, "never-fight": NeverFight, "threshold": Threshold}
     if name not in classes:
-        raise ValueError(f"unknown policy {name!r}; choose from {', '.join([*classes, 'advisor', 'expert'])}")
+        known = [*classes, "advisor", "expert", "expert-table"]
+        raise ValueError(f"unknown policy {name!r}; choose from {', '.join(known)}")
     if params and name != "threshold":
         raise ValueError(f"the {name} policy takes no parameters")
     unknown = set(params) - {"defend", "attack"}
@@ -120,4 +121,4 @@ def make_policy(name: str, **params: Any) -> CommitmentPolicy:
     return classes[name](**params)
 
 
-POLICY_NAMES = ("all-in", "defend-only", "never-fight", "threshold", "advisor", "expert")
+POLICY_NAMES = ("all-in", "defend-only", "never-fight", "threshold", "advisor", "expert", "expert-table")

@@ -34,7 +34,7 @@ from engine.core.serialize import (
     optional,
 )
 from engine.core.session import GameSession, Level, Notice, Seat
-from engine.kzin.advisor import Advice, advise
+from engine.kzin.advisor import ADVISORS, EXPERT, Advice, advise, expert_advice
 from engine.kzin.cards import CARDS, EARTH, HOME_WORLDS, HUMAN_FLEET, INVASION, SPACES, TYPE_NAMES
 from engine.kzin.odds import Battle
 from engine.kzin.rules import (
@@ -108,6 +108,8 @@ class KzinSession(GameSession):
     kzin_base_force = param.Integer(default=10, bounds=(0, 30), doc=KzinRules.param.kzin_base_force.doc)
     start_space = param.Integer(default=9, bounds=(2, 11), doc=KzinRules.param.start_space.doc)
     advisor_rollouts = param.Integer(default=4000, bounds=(50, 20000), doc="Rollouts per state for the advisor.")
+    advisor = param.Selector(default="rollouts", objects=list(ADVISORS),
+                             doc="Who advises: 'rollouts' (today's advisor) or 'expert' (the learned expert).")
 
     state: param.ClassSelector[KzinState] = param.ClassSelector(  # type: ignore[assignment]
         class_=KzinState, doc="The game in progress.")
@@ -345,11 +347,14 @@ class KzinSession(GameSession):
         computed once per version and rollout count, and kept for ``advice()`` and ``follow_advice()``."""
         if state.current_player() != 0:
             return None
-        key = (version, self.advisor_rollouts)
+        key = (version, self.advisor_rollouts, self.advisor)
         cached = self._advice_cache
         if cached is not None and cached[0] == key:
             return cached[1]
-        advice = advise(state, rollouts=self.advisor_rollouts, seed=self.seed + state.turn)
+        if self.advisor == EXPERT:
+            advice = expert_advice(state)
+        else:
+            advice = advise(state, rollouts=self.advisor_rollouts, seed=self.seed + state.turn)
         self._advice_cache = (key, advice)
         return advice
 

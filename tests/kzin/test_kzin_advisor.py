@@ -140,14 +140,76 @@ def test_the_lead_of_the_best_option_has_its_own_interval_and_more_rollouts_narr
 
     state = _decision()
     small = advise(state, 500, seed=1)
-    m = small.margin()
+    unpaired = small.unpaired_margin()
     best, second = small.evaluated[:2]
-    assert m.difference == pytest.approx(best.game_win - second.game_win)
+    assert unpaired.difference == pytest.approx(best.game_win - second.game_win)
     half = 1.959963984540054 * (best.game_se ** 2 + second.game_se ** 2) ** 0.5
-    assert (m.low, m.high) == pytest.approx((m.difference - half, m.difference + half))
+    assert (unpaired.low, unpaired.high) == pytest.approx((unpaired.difference - half, unpaired.difference + half))
+    m = small.margin()
+    assert m is small.lead and (m.best, m.runner_up) == (best.describe(), second.describe())
     sure = advise_until_sure(state, 500, seed=1, max_rollouts=4000, tolerance=0.0)
     assert sure.rollouts_per_state >= 500 and any("rollouts a state" in n for n in sure.notes)
     ms = sure.margin()
     if sure.rollouts_per_state > 500:
         assert ms.high - ms.low < m.high - m.low
     assert ms.separated or sure.rollouts_per_state == 4000
+
+
+def _exact_value(s, memo):
+    """The exact chance the Humans win from the start of a turn when the threshold policy plays (no reshuffle)."""
+    from fractions import Fraction
+
+    from engine.kzin.policies import Threshold
+    from engine.kzin.rules import OVER, Draw
+
+    if s.phase == OVER:
+        return Fraction(int(s.winner == "Humans"))
+    key = (tuple(s.pile), tuple(s.in_play), s.kem)
+    if key not in memo:
+        total = Fraction(0)
+        for k, copies in enumerate(s.pile):
+            if copies:
+                t = s.clone()
+                t.apply_action(Draw(k))
+                if t.current_player() != 0:
+                    v = _exact_value(t, memo)
+                elif t.fleets_in_play() and (cards := Threshold().commitment(t)):
+                    p = Battle.from_state(t, cards).win_probability()
+                    v = p * _exact_value(t.after_battle(cards, True), memo) + (1 - p) * _exact_value(
+                        t.after_battle(cards, False), memo)
+                else:
+                    v = _exact_value(t.after_declining(), memo)
+                total += copies * v
+        memo[key] = total / sum(s.pile)
+    return memo[key]
+
+
+def _exact_option(state, option, memo):
+    if option.battle_odds is None:
+        return _exact_value(state.after_declining(), memo)
+    q = option.battle_odds
+    return q * _exact_value(state.after_battle(list(option.cards), True), memo) + (1 - q) * _exact_value(
+        state.after_battle(list(option.cards), False), memo)
+
+
+def test_the_paired_lead_is_narrower_than_the_unpaired_and_contains_the_exact_difference():
+    # The end of a game without reshuffle: eight cards left, so every option's chance is computable exactly.
+    s = fresh(reshuffle=False)
+    put_in_play(s, "Pirate Fleet", "Rag Tag Fleet", "Psionics", "Lines of Defense")
+    left = {"Kzinti Vanguard", "Belter Ships", "ARM Defense Force", "Marines", "Interstellar Trade", "Human Luck",
+            "New Battle Cruisers", "Picket Ships"}
+    for k in range(len(s.pile)):
+        n = s.pile[k] - (1 if CARDS[k].name in left else 0) - (1 if CARDS[k].name == "Revenge" else 0)
+        s.pile[k] -= n
+        s.discard[k] += n
+    s.kem = 10
+    draw(s, "Revenge")  # a liberation: attack with one Fleet, with more, or pass
+    advice = advise(s, 3000, seed=2)
+    paired, unpaired = advice.margin(), advice.unpaired_margin()
+    assert paired is advice.lead
+    assert paired.high - paired.low < 0.8 * (unpaired.high - unpaired.low), (paired, unpaired)
+    memo: dict = {}
+    best, second = advice.evaluated[:2]
+    exact = float(_exact_option(s, best, memo) - _exact_option(s, second, memo))
+    assert paired.low <= exact <= paired.high, (exact, paired)
+    assert exact != 0  # the two options differ: the interval is not trivially around nothing

@@ -430,3 +430,41 @@ def test_predict_then_see_hides_the_advisor_too_until_the_guess():
     s.guess = 0.3
     assert isinstance(page.advisor._show(page.advisor.advice, s.version, True, 0.3), pn.Column)
     assert shown is page.advisor._shown
+
+
+def test_the_expert_is_offered_beside_the_rollout_advisor_and_following_it_plays_its_choice():
+    from engine.kzin import expert
+
+    page = light()
+    s = page.session
+    to_battle(page, "liberation")
+    assert page.advisor.advice[1].rollout_policy == "threshold" and s.advisor == "rollouts"
+    page.advisor.choice.value = "expert"  # the page's own choice of advisor
+    assert s.advisor == "expert"
+    version, advice = page.advisor.advice
+    assert version == s.version and advice.rollout_policy == "expert"
+    chosen = sorted(expert.decide(s.state))
+    assert list(advice.recommended.cards) == chosen
+    assert "The expert plays" in views.advice_html(advice) and views.margin_html(advice) == ""
+    assert set(views.advice_frame(advice)["95% interval"]) == {"learned estimate"}
+    assert page.advisor.play_on.disabled and not page.advisor.follow.disabled
+    for o in advice.evaluated:  # the table's estimate of each option: p V(won) + (1 - p) V(lost)
+        if o.battle_odds is None:
+            v = expert.state_value(s.state.after_declining())
+        else:
+            q = float(o.battle_odds)
+            v = q * expert.state_value(s.state.after_battle(list(o.cards), True)) + (1 - q) * expert.state_value(
+                s.state.after_battle(list(o.cards), False))
+        assert o.game_win == pytest.approx(v)
+    turn = s.state.turn
+    page.advisor.follow.clicks += 1
+    played = [e for e in s.log if e["turn"] == turn and e["event"] in ("pass", "liberation battle")]
+    assert len(played) == 1
+    if chosen:
+        names = ", ".join(CARDS[k].name for k in chosen)
+        assert played[0]["detail"].startswith(f"attack with {names};")
+    else:
+        assert played[0]["event"] == "pass"
+    page.advisor.choice.value = "rollouts"
+    if s.decision():
+        assert page.advisor.advice[1].rollout_policy == "threshold"

@@ -39,7 +39,8 @@ def test_draws_are_uniform():
 def test_the_kernel_plays_the_plain_engines_games_card_for_card(ruling):
     rules = make_rules(**expert.RULINGS[ruling])
     keys = expert.game_keys(np.random.default_rng(7), 12)
-    for name, policy in (("expert", make_policy("expert")), ("threshold", Threshold(0.3, 0.6))):
+    for name, policy in (("expert", make_policy("expert")), ("expert-table", make_policy("expert-table")),
+                         ("threshold", Threshold(0.3, 0.6))):
         won, turns = expert.play_keys(keys, name, rules=rules, defend=0.3, attack=0.6)
         for k, w, t in zip(keys, won, turns, strict=True):
             assert expert.play_plain(int(k), policy, rules) == (bool(w), int(t)), (ruling, name, int(k))
@@ -104,11 +105,18 @@ def test_the_shipped_tables_cover_every_ruling_with_their_settings():
 
 def test_the_expert_beats_threshold_on_the_same_deals_and_dice():
     keys = expert.game_keys(np.random.default_rng(16), 60_000)
-    we, _ = expert.play_keys(keys, "expert")
+    we, _ = expert.play_keys(keys, "expert-table")
     wt, _ = expert.play_keys(keys, "threshold")
     d = we.astype(float) - wt.astype(float)
     low = d.mean() - 1.96 * d.std(ddof=1) / math.sqrt(len(d))
     assert low > 0, (we.mean(), wt.mean())
+
+
+def test_looking_one_card_deeper_beats_the_table_on_the_same_deals_and_dice():
+    keys = expert.game_keys(np.random.default_rng(17), 3000)
+    deeper, _ = expert.play_keys(keys, "expert")
+    table, _ = expert.play_keys(keys, "expert-table")
+    assert expert.paired(deeper, table).low > 0, expert.paired(deeper, table)
 
 
 def test_the_kernels_threshold_is_the_fast_simulators():
@@ -130,6 +138,8 @@ def test_bad_input_is_refused():
         expert.play_keys(np.zeros(1, dtype=np.int64), "expert", values=np.zeros((2, 2)))
     with pytest.raises(ValueError, match="at least 1"):
         expert.train(games=0)
+    with pytest.raises(ValueError, match="lookahead takes"):
+        expert.play_keys(np.zeros(1, dtype=np.int64), "expert", top=0)
 
 
 def test_the_clairvoyant_beats_the_expert_on_the_same_deals_and_dice():
@@ -167,3 +177,42 @@ def test_dojo_kzin_train_expert_writes_tables_that_load(tmp_path, capsys):
     for options in expert.RULINGS.values():
         assert expert.load_values(make_rules(**options), out).shape == expert.value_shape(make_rules(**options))
     assert main(["kzin", "train-expert", "--games", "0", "--out", str(out)]) == 2
+
+
+def test_simulate_plays_the_expert_on_its_kernel_as_the_plain_engine_does():
+    from engine.kzin.simulate import play_chunk, simulate
+
+    seed = np.random.SeedSequence(11)
+    wins, lengths, _ = play_chunk("fast", "expert", {}, make_rules().options(), seed, 40)
+    keys = expert.game_keys(np.random.default_rng(np.random.SeedSequence(11)), 40)
+    plain = [expert.play_plain(int(k), make_policy("expert")) for k in keys]
+    assert wins == sum(w for w, _ in plain)
+    assert np.array_equal(lengths, np.bincount([t for _, t in plain]))
+    r = simulate("expert", games=40, seed=3)
+    assert r.engine == "fast" and r.games == 40
+
+
+def test_dojo_kzin_win_rates_writes_every_ruling_and_policy(tmp_path, capsys):
+    import csv
+
+    from engine.cli import main
+    from engine.kzin.compare import compare_keys
+
+    adv = tmp_path / "advisor.csv"
+    keys = compare_keys(3)
+    adv.write_text("key,won,turn\n" + "".join(f"{int(k)},{i % 2},9\n" for i, k in enumerate(keys)))
+    out = tmp_path / "win_rates.csv"
+    code = main(["kzin", "win-rates", "--games", "all-in=50", "--games", "threshold=50", "--games",
+                 "expert-table=50", "--games", "expert=10", "--games", "clairvoyant=4", "--advisor-csv", str(adv),
+                 "--out", str(out)])
+    assert code == 0
+    rows = list(csv.DictReader(out.open()))
+    assert list(rows[0]) == ["ruling", "policy", "games", "wins", "rate", "low", "high", "note"]
+    assert len(rows) == 4 * 5 + 1
+    assert {r["ruling"] for r in rows} == set(expert.RULINGS)
+    advisor = rows[-1]
+    assert (advisor["policy"], advisor["games"], advisor["wins"]) == ("advisor", "3", "1")
+    for r in rows:
+        assert float(r["low"]) <= float(r["rate"]) <= float(r["high"])
+    assert main(["kzin", "win-rates", "--games", "advisor=5"]) == 2
+    assert "POLICY=N" in capsys.readouterr().err
