@@ -326,7 +326,9 @@ def test_two_tabs_play_independent_games_and_a_bad_file_is_refused(page, serve_a
     assert first.session is not second.session
     other.get_by_role("combobox").first.select_option("solo")
     other.get_by_role("button", name="New game").click()
-    until(lambda: second.session.scenario == "solo" and human_turn(second)(), other)
+    # the scenario box sets the session's scenario at once; the game itself is the solo one only once the click
+    # on New game has been played (before that, the basic game still stands, with the human to move)
+    until(lambda: second.session.game.solo and human_turn(second)(), other)
     before = second.session.save()
     click_until(page, lambda: click_square(page, first, "c3"),
                 lambda: first.session.state.figs["T1"].entry == "disposal")
