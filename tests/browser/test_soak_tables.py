@@ -1,0 +1,27 @@
+"""Issue 12's load test, short: tables of two browsers each on a real ``dojo serve``, every game kept apart, and
+the server's memory and pages back once they close (``python -m apps._soak --tables 10`` is the full one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps._soak import soak_tables
+
+pytestmark = pytest.mark.browser
+
+TABLES = 2
+SECONDS = 12
+
+
+def test_tables_are_kept_apart_and_give_their_pages_and_memory_back(browser) -> None:
+    figures, run = soak_tables(SECONDS / 60, TABLES, session_ms=500, warm_moves=2, browser=browser)
+    assert run.failures == []
+    assert len(run.moves) == TABLES and all(n >= 1 for n in run.moves.values()), run.moves
+    assert figures["after"] <= 1.10 * figures["warm"], figures
+
+
+@pytest.mark.xfail(strict=False, reason="a closed table page is kept now and then: Bokeh never discards its session "
+                   "(see test_closed_tabs.KEPT_SESSION)")
+def test_closed_tables_give_every_page_back(browser) -> None:
+    _figures, run = soak_tables(SECONDS / 60, TABLES, session_ms=500, warm_moves=1, browser=browser)
+    assert run.kept_pages() == {}, "a closed page is still held by the server (kind: (warm, after))"
