@@ -16,6 +16,13 @@ streams, tasks, threads), so a kind that grows with each cycle (a leak) shows ap
 (caches, the allocator's arenas). ``--games kzin`` soaks one game at a time; ``--trace 12`` starts the server
 with ``PYTHONTRACEMALLOC=12`` and prints the allocations grown from the warm start to each "after", by
 traceback (slow: for finding a leak, not for the figures).
+
+``--tables N`` runs issue 12's load test instead (:func:`soak_tables`): N tables, each made by one browser
+context and joined by a second through its link, over the games of :data:`apps._browser.TABLE_PLAYS`; in turn
+each table's maker moves, the move must show in the table's other browser, and every browser at every other
+table must still show what it showed (each game kept apart). It prints the memory cold, warm, during and after
+the tables close, the moves per table, and exits 1 if a game was not kept apart. The short variant is
+``tests/browser/test_soak_tables.py``.
 """
 
 from __future__ import annotations
