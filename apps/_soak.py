@@ -99,9 +99,11 @@ def wait_live(url: str, timeout: float = 60.0) -> None:
 
 
 def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSION_EXPIRY * 4,
-           poll: float = 5.0) -> float:
+           poll: float = 5.0, sessions: int | None = None) -> float:
     """Wait for every closed tab's session to go (Bokeh discards them on its own schedule, later on a loaded
-    machine), then for the server's memory release after it; the memory then."""
+    machine), then for the server's memory release after it; the memory then. ``sessions``: also wait until no
+    more than that many Bokeh server sessions are alive in the server (counted in its heap: Panel's session
+    record can say a session ended that Bokeh still holds)."""
     from apps.server import RELEASE_DELAY
 
     end = time.time() + timeout
@@ -110,6 +112,12 @@ def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSI
         time.sleep(poll)
     if left:
         print(f"  {label}: {left} session(s) still open after {timeout:.0f} s", flush=True)
+    if sessions is not None:
+        while (alive := server_report(url)["objects"]["server sessions"]) > sessions and time.time() < end:
+            print(f"  {label}: {alive} server session(s) alive, waiting for {sessions}", flush=True)
+            time.sleep(poll)
+        if alive > sessions:
+            print(f"  {label}: {alive} server session(s) still alive after {timeout:.0f} s", flush=True)
     time.sleep(RELEASE_DELAY + 3)
     return mb(process)
 
@@ -342,7 +350,8 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
             print_report("during", server_report(url))
             for t in seated:
                 t.close()
-            figures["after"] = settle(url, server, "tables closed", poll=poll)
+            figures["after"] = settle(url, server, "tables closed", poll=poll, timeout=30 if session_ms else
+                                      SESSION_EXPIRY * 4, sessions=run.objects["warm"]["server sessions"])
             report = server_report(url)
             run.objects["after"] = report["objects"]
             print_report("after", report)
