@@ -48,3 +48,5 @@ bench: install-test chromium
 	$(BIN)/python -m engine.bench_distributed
 	$(BIN)/python -m apps._bench
 	$(BIN)/python -m apps._soak --minutes 3
+	$(BIN)/python -m apps._soak --tables 10 --minutes 3
+	$(BIN)/python -m apps._tables_bench

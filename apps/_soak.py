@@ -16,6 +16,13 @@ streams, tasks, threads), so a kind that grows with each cycle (a leak) shows ap
 (caches, the allocator's arenas). ``--games kzin`` soaks one game at a time; ``--trace 12`` starts the server
 with ``PYTHONTRACEMALLOC=12`` and prints the allocations grown from the warm start to each "after", by
 traceback (slow: for finding a leak, not for the figures).
+
+``--tables N`` runs issue 12's load test instead (:func:`soak_tables`): N tables, each made by one browser
+context and joined by a second through its link, over the games of :data:`apps._browser.TABLE_PLAYS`; in turn
+each table's maker moves, the move must show in the table's other browser, and every browser at every other
+table must still show what it showed (each game kept apart). It prints the memory cold, warm, during and after
+the tables close, the moves per table, and exits 1 if a game was not kept apart. The short variant is
+``tests/browser/test_soak_tables.py``.
 """
 
 from __future__ import annotations
@@ -27,17 +34,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from apps._browser import BOARD_READY, TABLE_PLAYS, TablePlay, launch, shown_table
+
 BOARDS = {"kzin": "track", "kf2100": "board", "zoo": "arena"}
-BOARD_READY = """(name) => window.Bokeh && Bokeh.index &&
-  [...Bokeh.index.all_views()].some(v => v.model.name === name && v.frame && v.is_idle)"""
 WARM_UP = 30.0
 """Seconds the warm-up tabs (one per game) play before the warm start is read."""
 SESSION_EXPIRY = 45.0
@@ -93,17 +98,26 @@ def wait_live(url: str, timeout: float = 60.0) -> None:
             time.sleep(0.2)
 
 
-def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSION_EXPIRY * 4) -> float:
+def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSION_EXPIRY * 4,
+           poll: float = 5.0, sessions: int | None = None) -> float:
     """Wait for every closed tab's session to go (Bokeh discards them on its own schedule, later on a loaded
-    machine), then for the server's memory release after it; the memory then."""
+    machine), then for the server's memory release after it; the memory then. ``sessions``: also wait until no
+    more than that many Bokeh server sessions are alive in the server (counted in its heap: Panel's session
+    record can say a session ended that Bokeh still holds)."""
     from apps.server import RELEASE_DELAY
 
     end = time.time() + timeout
     while (left := server_report(url, objects="0")["open sessions"]) and time.time() < end:
         print(f"  {label}: {mb(process):.0f} MB, {left} session(s) still open", flush=True)
-        time.sleep(5)
+        time.sleep(poll)
     if left:
         print(f"  {label}: {left} session(s) still open after {timeout:.0f} s", flush=True)
+    if sessions is not None:
+        while (alive := server_report(url)["objects"]["server sessions"]) > sessions and time.time() < end:
+            print(f"  {label}: {alive} server session(s) alive, waiting for {sessions}", flush=True)
+            time.sleep(poll)
+        if alive > sessions:
+            print(f"  {label}: {alive} server session(s) still alive after {timeout:.0f} s", flush=True)
     time.sleep(RELEASE_DELAY + 3)
     return mb(process)
 
@@ -134,32 +148,44 @@ def play(tabs: list[tuple[Any, Any]], seconds: float, server: psutil.Process) ->
     return peak
 
 
+def start_server(trace: int = 0, session_ms: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """A real ``dojo serve`` on a free loopback port with its own data folder and its memory report on; with
+    ``session_ms``, closed tabs' sessions are discarded after that many milliseconds (else Bokeh's 15 s)."""
+    from apps._memory import REPORT_ENV, SESSION_CLEANUP_ENV
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    data = tempfile.mkdtemp(prefix="dojo-soak-")
+    env = {**os.environ, "TABLETOP_DOJO_DATA": data, REPORT_ENV: "1"}
+    if trace:
+        env["PYTHONTRACEMALLOC"] = str(trace)
+    if session_ms:
+        env[SESSION_CLEANUP_ENV] = str(session_ms)
+    with (Path(data) / "serve.log").open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", "--port", str(port), "--no-show"],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        wait_live(url, timeout=600 if trace else 120)  # tracing slows the imports tenfold
+    except OSError:
+        proc.terminate()
+        raise
+    return proc, url
+
+
 def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = None,
          trace: int = 0) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
     slugs = list(games or BOARDS)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    data = tempfile.mkdtemp(prefix="dojo-soak-")
-    log = Path(data) / "serve.log"
-    from apps._memory import REPORT_ENV
-
-    env = {**os.environ, "TABLETOP_DOJO_DATA": data, REPORT_ENV: "1"}
-    if trace:
-        env["PYTHONTRACEMALLOC"] = str(trace)
-    with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", "--port", str(port), "--no-show"],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    proc, url = start_server(trace)
     figures: dict[str, float] = {}
     try:
         server = psutil.Process(proc.pid)
-        wait_live(url, timeout=600 if trace else 60)  # tracing slows the imports tenfold
         figures["cold"] = mb(server)
         print(f"server pid {proc.pid}", flush=True)
         print_report("cold", server_report(url))
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = launch(p)
             warm = [open_tab(browser, url, slug) for slug in slugs]  # warm-up: what every later tab shares,
             play(warm, WARM_UP, server)  # the code of play included (imports, compiled paths, caches)
             for context, _page in warm:
@@ -184,6 +210,157 @@ def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = N
     return figures
 
 
+PAGE_KINDS = ("documents", "server sessions", "panel viewables", "bokeh models", "holoviews plots",
+              "holoviews streams")
+"""What a closed page must give back: its document, server session, components, models and plots. (A table's
+game session stays until the table is idle and written out, so game sessions and their watchers grow with the
+tables, not the pages.)"""
+
+
+@dataclass
+class SeatedTable:
+    """One table of the load test: its game, its id, and the two browsers at it (the maker first)."""
+
+    play: TablePlay
+    id: str
+    contexts: list[Any]
+    pages: list[Any]
+    moves: int = 0
+    status: str = ""
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+def open_table(browser: Any, url: str, play: TablePlay, timeout: float = 120.0) -> SeatedTable:
+    """A new table of ``play``'s game made by one browser context and joined by another through its link;
+    both must show the same table (the id in their seat bars is the link's)."""
+    contexts = [browser.new_context(), browser.new_context()]
+    first = contexts[0].new_page()
+    first.goto(url + play.slug, timeout=timeout * 1000)
+    first.wait_for_function(BOARD_READY, arg=play.board, timeout=timeout * 1000)
+    first.wait_for_url(f"**/{play.slug}?table=*", timeout=timeout * 1000)
+    link = first.url
+    second = contexts[1].new_page()
+    second.goto(link + play.join, timeout=timeout * 1000)
+    second.wait_for_function(BOARD_READY, arg=play.board, timeout=timeout * 1000)
+    table_id = link.split("table=", 1)[1].split("&", 1)[0]
+    shown = [shown_table(first), shown_table(second)]
+    if shown != [table_id, table_id]:
+        raise AssertionError(f"the browsers of table {table_id} show tables {shown}")
+    seated = SeatedTable(play, table_id, contexts, [first, second])
+    seated.status = play.wait_change(first, "", timeout=timeout)  # drawn: the status before any move
+    return seated
+
+
+@dataclass
+class TablesRun:
+    """What the load test saw: moves per table, and every time a table's browsers disagreed or a move showed
+    at another table."""
+
+    moves: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    peak_mb: float = 0.0
+    objects: dict[str, dict[str, int]] = field(default_factory=dict)
+    """The server's live objects by kind (:func:`apps._memory.live_objects`) at the warm start and after."""
+
+    def kept_pages(self) -> dict[str, tuple[int, int]]:
+        """The kinds a page is made of (a table holds none) that are above their warm count after the tables
+        closed: {kind: (warm, after)}."""
+        warm, after = self.objects.get("warm", {}), self.objects.get("after", {})
+        return {k: (warm[k], after[k]) for k in PAGE_KINDS if k in warm and k in after and after[k] > warm[k]}
+
+
+def play_tables(tables: list[SeatedTable], seconds: float, server: psutil.Process, run: TablesRun,
+                timeout: float = 60.0) -> None:
+    """Each table in turn: its maker moves, the move must show in the table's other browser, and every browser
+    at every other table must still show what it showed before (a game kept apart); for ``seconds``."""
+    end = time.time() + seconds
+    rounds = 0
+    while time.time() < end:
+        for t in tables:
+            before = {other.id: other.status for other in tables}
+            try:
+                t.play.move(t.pages[0])
+                t.status = t.play.wait_change(t.pages[0], before[t.id], timeout=timeout)
+                t.play.wait_status(t.pages[1], t.status, timeout=timeout)
+            except Exception as exc:  # a lost update: said, and the run goes on with the next table
+                run.failures.append(f"table {t.id}: a move did not show in both its browsers: {exc}")
+                t.status = t.play.shown(t.pages[0])
+                continue
+            t.moves += 1
+            for other in tables:
+                if other is t:
+                    continue
+                for page in other.pages:
+                    if (now := other.play.shown(page)) != before[other.id]:
+                        run.failures.append(f"a move at table {t.id} changed table {other.id}: "
+                                            f"'{before[other.id]}' became '{now}'")
+                        other.status = now
+        rounds += 1
+        run.peak_mb = max(run.peak_mb, mb(server))
+        print(f"  {len(tables)} tables, round {rounds}: {sum(t.moves for t in tables)} moves, "
+              f"{mb(server):.0f} MB", flush=True)
+    for t in tables:
+        run.moves[t.id] = t.moves
+
+
+def soak_tables(minutes: float, tables: int, games: list[str] | None = None, session_ms: int | None = None,
+                warm_moves: int = 6, browser: Any | None = None) -> tuple[dict[str, float], TablesRun]:
+    """Issue 12's load test: ``tables`` tables (two browser contexts each) over the games of
+    :data:`apps._browser.TABLE_PLAYS`, played for ``minutes``, then closed; the server's memory cold, warm (one
+    table of each game played and closed first), during and after, and what the play saw. ``browser``: a
+    Chromium already running (a test's), else one is launched."""
+    import contextlib
+
+    from playwright.sync_api import sync_playwright
+
+    plays = [TABLE_PLAYS[g] for g in (games or list(TABLE_PLAYS))]
+    poll = 0.5 if session_ms else 5.0
+    proc, url = start_server(session_ms=session_ms)
+    figures: dict[str, float] = {}
+    run = TablesRun()
+    try:
+        server = psutil.Process(proc.pid)
+        figures["cold"] = mb(server)
+        print(f"server pid {proc.pid}", flush=True)
+        with contextlib.ExitStack() as stack:
+            if browser is None:
+                browser = launch(stack.enter_context(sync_playwright()))
+                stack.callback(browser.close)
+            warm = [open_table(browser, url, play) for play in plays]
+            for _ in range(warm_moves):  # the code of play in (imports, compiled paths, caches every table shares)
+                play_tables(warm, 0, server, TablesRun())
+            for t in warm:
+                t.close()
+            figures["warm"] = settle(url, server, "warm-up tables closed", poll=poll)
+            report = server_report(url)
+            run.objects["warm"] = report["objects"]
+            print_report("warm start", report)
+            print(f"opening {tables} tables, two browsers each", flush=True)
+            seated = [open_table(browser, url, plays[i % len(plays)]) for i in range(tables)]
+            ids = [t.id for t in seated]
+            if len(set(ids)) != len(ids):
+                run.failures.append(f"two browsers' new tables got the same id: {ids}")
+            figures[f"{tables} tables open"] = mb(server)
+            print(f"{tables} tables open ({2 * tables} browser contexts): {mb(server):.0f} MB", flush=True)
+            play_tables(seated, 60 * minutes, server, run)
+            figures["during (peak)"] = max(run.peak_mb, figures[f"{tables} tables open"])
+            print_report("during", server_report(url))
+            for t in seated:
+                t.close()
+            figures["after"] = settle(url, server, "tables closed", poll=poll, timeout=30 if session_ms else
+                                      SESSION_EXPIRY * 4, sessions=run.objects["warm"]["server sessions"])
+            report = server_report(url)
+            run.objects["after"] = report["objects"]
+            print_report("after", report)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    return figures, run
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m apps._soak", description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=3.0, help="how long the tabs play (default 3)")
@@ -192,13 +369,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", choices=list(BOARDS), help="the games soaked (default: all three)")
     parser.add_argument("--trace", type=int, default=0, metavar="FRAMES",
                         help="trace allocations with this many frames and print their growth (slow; default off)")
+    parser.add_argument("--tables", type=int, default=0, metavar="N",
+                        help="the load test of tables instead: N tables, two browser contexts each (issue 12)")
     args = parser.parse_args(argv)
+    if args.tables:
+        return main_tables(args.minutes, args.tables, args.games)
     figures = soak(args.minutes, args.tabs, args.cycles, args.games, args.trace)
     for name, value in figures.items():
         print(f"server memory {name}: {value:.0f} MB")
     growth = figures[f"cycle {args.cycles}: after"] / figures["warm"] - 1
     print(f"after the last cycle vs the warm start: {100 * growth:+.1f}% (aim: within 10%)")
     return 0
+
+
+
+def main_tables(minutes: float, tables: int, games: list[str] | None) -> int:
+    """Run :func:`soak_tables` and print its figures; fails (1) if a game was not kept apart."""
+    unknown = sorted(set(games or []) - set(TABLE_PLAYS))
+    if unknown:
+        print(f"not played at tables by the load test yet: {', '.join(unknown)} (it knows {', '.join(TABLE_PLAYS)})")
+        return 2
+    figures, run = soak_tables(minutes, tables, games)
+    for name, value in figures.items():
+        print(f"server memory {name}: {value:.0f} MB")
+    print(f"moves per table: {', '.join(f'{k} {v}' for k, v in run.moves.items())}")
+    for failure in run.failures:
+        print(f"FAILED: {failure}")
+    for kind, (warm, after) in run.kept_pages().items():
+        print(f"kept after the tables closed: {kind} {warm} at the warm start, {after} after")
+    growth = figures["after"] / figures["warm"] - 1
+    print(f"after the tables closed vs the warm start: {100 * growth:+.1f}% (aim: within 10%); "
+          f"{'every game kept apart' if not run.failures else f'{len(run.failures)} failure(s)'}")
+    return 1 if run.failures else 0
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from apps._files import NO_HTML, data_dir
 from apps.commands import on_page
 from engine.core.seal import Sealer
 from engine.core.session import BOT
-from engine.core.tables import Table, TableError, TableGame, TableRegistry, new_token, token_key, valid_id
+from engine.core.tables import Table, TableError, TableGame, TableRegistry, new_token, possessive, token_key, valid_id
 from engine.kf2100.table import KF2100_TABLE
 from engine.kzin.table import KZIN_TABLE
 from engine.zoo.table import ZOO_TABLE
@@ -166,9 +166,9 @@ class SeatBar(pn.viewable.Viewer):
         t = self.table
         self.buttons: dict[str, list[pn.widgets.Button]] = {}
         for seat in t.seat_names():
-            take = pn.widgets.Button(label=f"Take the {seat}' seat", color="primary", margin=(2, 4),
+            take = pn.widgets.Button(label=f"Take the {possessive(seat)} seat", color="primary", margin=(2, 4),
                                      visible=pn.bind(lambda seats, s=seat: self._can_take(seats, s), t.param.seats))
-            leave = pn.widgets.Button(label=f"Leave the {seat}' seat", margin=(2, 4),
+            leave = pn.widgets.Button(label=f"Leave the {possessive(seat)} seat", margin=(2, 4),
                                       visible=pn.bind(lambda seats, s=seat: s in self._mine(seats), t.param.seats))
             bot = pn.widgets.Button(label=f"Hand the {seat} to a bot", margin=(2, 4),
                                     visible=pn.bind(lambda seats, s=seat: s in self._mine(seats), t.param.seats))

@@ -1,11 +1,12 @@
 """Benchmark of tables: the memory of one table, and the delay from a click in one browser to the change in another.
 
-``python -m apps._tables_bench [--clicks N] [--tables N]``. The memory is measured with ``tracemalloc`` over
-``--tables`` Man-Kzin Wars tables made in a registry (each played a few moves), so it is the Python heap a table
-holds with no page open, and the server's resident memory grows by about as much. The delay is measured in
-real Chromium against a server in this process serving ``/kzin`` as ``dojo serve`` does: one browser context
-holds the seat and clicks the decision that needs no card (or New game once the game is over), another watches,
-and the time runs from the click until the watcher's page shows the new status line (polled on every frame).
+``python -m apps._tables_bench [--clicks N] [--tables N] [--games ...]``, per game played at tables. The memory
+is measured with ``tracemalloc`` over ``--tables`` tables made in a registry (each played a few moves), so it is
+the Python heap a table holds with no page open, and the server's resident memory grows by about as much. The
+delay is measured in real Chromium against a server in this process serving the game's page as ``dojo serve``
+does: one browser context makes the table and moves (:data:`apps._browser.TABLE_PLAYS`: for Man-Kzin Wars the
+decision that needs no card, or New game once the game is over), another is at the table, and the time runs from
+the click until the other page shows the new status (polled in that page on every frame).
 """
 
 from __future__ import annotations
@@ -19,49 +20,44 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-HAS_TEXT = """(text) => {
-  const stack = [document];
-  while (stack.length) {
-    const root = stack.pop();
-    if ((root === document ? document.body : root).textContent.includes(text)) return true;
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
-  }
-  return false;
-}"""
-TRACK_READY = """() => window.Bokeh && Bokeh.index &&
-  [...Bokeh.index.all_views()].some(v => v.model.name === "track" && v.frame && v.is_idle)"""
+
+def kzin_moves(session: Any, moves: int = 3) -> None:
+    """Three decisions that need no card (the rules engine's own commands: no page, no advisor)."""
+    for _move in range(moves):
+        if session.decision() is None:
+            return
+        session.fall_back() if session.decision() == "invasion" else session.pass_turn()
 
 
-def table_memory(n: int) -> dict[str, float]:
-    """Heap bytes per table over ``n`` tables (made, then played three moves each)."""
+ENGINE_MOVES: dict[str, Callable[[Any], None]] = {"kzin": kzin_moves}
+"""A few cheap moves per game, so a table's figure includes a played log (a game without one is measured as dealt)."""
+
+
+def table_memory(game: str, n: int) -> dict[str, float]:
+    """Heap bytes per table of ``game`` over ``n`` tables (made, then played a few moves each)."""
+    from apps._tables import TABLE_GAMES
     from engine.core.seal import Sealer
     from engine.core.tables import TableRegistry, new_token
-    from engine.kzin.table import KZIN_TABLE
 
     folder = Path(tempfile.mkdtemp(prefix="dojo-tables-"))
-    reg = TableRegistry(folder / "tables", {"kzin": KZIN_TABLE}, Sealer.in_folder(folder), max_tables=max(200, n))
-    reg.create("kzin", new_token())  # imports and caches out of the figure
+    reg = TableRegistry(folder / "tables", {game: TABLE_GAMES[game]}, Sealer.in_folder(folder),
+                        max_tables=max(200, n + 1))
+    reg.create(game, new_token())  # imports and caches out of the figure
+    moves = ENGINE_MOVES.get(game, lambda _s: None)
     gc.collect()
     tracemalloc.start()
     start = tracemalloc.get_traced_memory()[0]
     for _ in range(n):
-        table = reg.create("kzin", new_token())
-        for _move in range(3):
-            s = table.session
-            if s.decision() is None:
-                break
-            s.fall_back() if s.decision() == "invasion" else s.pass_turn()
+        moves(reg.create(game, new_token()).session)
     gc.collect()
     used = tracemalloc.get_traced_memory()[0] - start
     tracemalloc.stop()
     files = [p.stat().st_size for p in (folder / "tables").glob("*.json")]
-    return {"tables": n, "bytes per table": used / n, "file bytes per table": statistics.mean(files)}
+    return {"tables": n, "bytes per table": used / n, "file bytes per table": statistics.mean(files) if files else 0.0}
 
 
 def free_port() -> int:
@@ -70,21 +66,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def status_text(session: Any) -> str:
-    s = session.state
-    if s.phase == "over":
-        return f"Game over: the {s.winner} won on turn {s.turn}."
-    return f"Turn {s.turn} · Expansion Marker on space {s.kem} "
-
-
-def click_delays(clicks: int, light: bool = False, alone: bool = False) -> list[float]:
-    """Seconds from a click in the player's browser to the change on the watcher's page, one per click;
-    ``light``: the advisor and running odds with few rollouts, to see what their background work costs;
-    ``alone``: no watcher, the delay to the change on the player's own page (the baseline of one page)."""
+def light_kzin_pages() -> Callable[[], Any]:
+    """``--light``: Man-Kzin Wars table pages whose advisor and running odds use few rollouts (their own registry)."""
     from dataclasses import replace
-
-    import panel as pn
-    from playwright.sync_api import sync_playwright
 
     from apps import kzin
     from apps._files import data_dir
@@ -93,77 +77,86 @@ def click_delays(clicks: int, light: bool = False, alone: bool = False) -> list[
     from engine.core.tables import TableRegistry
     from engine.kzin.table import KZIN_TABLE
 
-    pages: list[Any] = []
-    if light:
-        folder = data_dir()
-        use_registry(TableRegistry(folder / "tables", {"kzin": replace(KZIN_TABLE, session_options={
-            "advisor_rollouts": 200})}, Sealer.in_folder(folder)))
+    folder = data_dir()
+    use_registry(TableRegistry(folder / "tables", {"kzin": replace(KZIN_TABLE, session_options={
+        "advisor_rollouts": 200})}, Sealer.in_folder(folder)))
 
     def page() -> Any:
-        made = (table_page("kzin", lambda s, may_act: kzin.KzinPage(session=s, may_act=may_act, secret_seed=True,
+        return table_page("kzin", lambda s, may_act: kzin.KzinPage(session=s, may_act=may_act, secret_seed=True,
                                                                      running_rollouts=100))
-                if light else kzin.create_table_app())
-        pages.append(made)
-        return made
 
+    return page
+
+
+def click_delays(game: str, clicks: int, light: bool = False, alone: bool = False) -> list[float]:
+    """Seconds from a click in the player's browser to the change on another browser's page at the same table,
+    one per click, for ``game`` (an entry of :data:`apps._browser.TABLE_PLAYS`). ``light``: Man-Kzin Wars pages
+    with few rollouts, to see what their background work costs; ``alone``: no other browser, the delay to the
+    change on the player's own page (the baseline of one page).
+
+    The server runs in this process and serves the game's page as ``dojo serve`` does; the time runs from the
+    click until the other page shows the new status (polled in that page on every frame)."""
+    import panel as pn
+    from playwright.sync_api import sync_playwright
+
+    from apps._browser import BOARD_READY, TABLE_PLAYS, launch
+    from apps.server import routes
+
+    play = TABLE_PLAYS[game]
+    page = light_kzin_pages() if light and game == "kzin" else routes()[game]
     port = free_port()
-    pn.serve({"kzin": page}, port=port, address="127.0.0.1", threaded=True, show=False, verbose=False)
-    url = f"http://127.0.0.1:{port}/kzin"
+    pn.serve({game: page}, port=port, address="127.0.0.1", threaded=True, show=False, verbose=False)
+    url = f"http://127.0.0.1:{port}/{game}"
     delays = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        player, watcher = browser.new_context().new_page(), browser.new_context().new_page()
-        player.goto(url)
-        player.wait_for_function(TRACK_READY, timeout=60_000)
-        player.wait_for_url("**/kzin?table=*", timeout=60_000)
-        table = pages[-1].table
-        if alone:
-            watcher = player
-        else:
-            watcher.goto(player.url)
-            watcher.wait_for_function(TRACK_READY, timeout=60_000)
-        s = table.session
+        browser = launch(p)
+        player = browser.new_context().new_page()
+        player.goto(url, timeout=120_000)
+        player.wait_for_function(BOARD_READY, arg=play.board, timeout=120_000)
+        player.wait_for_url(f"**/{game}?table=*", timeout=60_000)
+        other = player
+        if not alone:
+            other = browser.new_context().new_page()
+            other.goto(player.url + play.join, timeout=120_000)
+            other.wait_for_function(BOARD_READY, arg=play.board, timeout=120_000)
+        status = play.wait_change(player, "")
+        play.wait_status(other, status)
         for _ in range(clicks):
-            version = s.version
-            name = "New game" if s.decision() is None else "Fall back" if s.decision() == "invasion" else "Pass"
             player.wait_for_timeout(300)  # the pages settle (their advisor starts) between clicks
             start = time.perf_counter()
-            player.get_by_role("button", name=name).click()
-            while s.version == version:
-                if time.perf_counter() - start > 30:
-                    raise RuntimeError("the click did not reach the server in 30 s")
-                time.sleep(0.002)
-            reached = time.perf_counter() - start
-            watcher.wait_for_function(HAS_TEXT, arg=status_text(s), polling="raf", timeout=30_000)
+            play.move(player)
+            status = play.wait_change(other, status)
             delays.append(time.perf_counter() - start)
-            self_seen = 0.0
-            if os.environ.get("DOJO_BENCH_SPLIT"):
-                player.wait_for_function(HAS_TEXT, arg=status_text(s), polling="raf", timeout=30_000)
-                self_seen = time.perf_counter() - start
-                print(f"server {1000 * reached:.0f} ms, watcher {1000 * delays[-1]:.0f} ms, "
-                      f"player {1000 * self_seen:.0f} ms", flush=True)
+            play.wait_status(player, status)  # both pages at the new status before the next click
         browser.close()
     pn.state.kill_all_servers()
     return delays
 
 
 def main(argv: list[str] | None = None) -> int:
+    from apps._browser import TABLE_PLAYS
+    from apps._tables import TABLE_GAMES
+
     parser = argparse.ArgumentParser(prog="python -m apps._tables_bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--clicks", type=int, default=20, help="clicks timed (default 20)")
-    parser.add_argument("--light", action="store_true", help="pages with few rollouts (default: as served)")
-    parser.add_argument("--alone", action="store_true", help="no watcher: the change on the player's own page")
+    parser.add_argument("--clicks", type=int, default=20, help="clicks timed per game (default 20)")
+    parser.add_argument("--games", nargs="+", choices=sorted(TABLE_PLAYS), help="the games (default: all at tables)")
+    parser.add_argument("--light", action="store_true", help="Kzin pages with few rollouts (default: as served)")
+    parser.add_argument("--alone", action="store_true", help="no other browser: the change on the player's own page")
     parser.add_argument("--tables", type=int, default=50, help="tables whose memory is measured (default 50)")
     args = parser.parse_args(argv)
     os.environ.setdefault("TABLETOP_DOJO_DATA", tempfile.mkdtemp(prefix="dojo-bench-"))
-    memory = table_memory(args.tables)
-    print(f"memory: {memory['bytes per table'] / 1024:.0f} KB per table in memory (over {args.tables} tables), "
-          f"{memory['file bytes per table'] / 1024:.1f} KB per table file", flush=True)
-    delays = sorted(click_delays(args.clicks, args.light, args.alone))
-    pages = "light pages (advisor 200 rollouts, running odds 100)" if args.light else "pages as served"
-    where = "on the player's own page (no watcher)" if args.alone else "in another"
-    print(f"click in one browser to the change {where}, {pages}, over {len(delays)} clicks: "
-          f"median {1000 * statistics.median(delays):.0f} ms, worst {1000 * delays[-1]:.0f} ms "
-          f"(best {1000 * delays[0]:.0f} ms)")
+    games = [g for g in (args.games or sorted(TABLE_PLAYS)) if g in TABLE_GAMES]
+    for game in games:
+        memory = table_memory(game, args.tables)
+        print(f"{game}: {memory['bytes per table'] / 1024:.0f} KB per table in memory (over {args.tables} tables), "
+              f"{memory['file bytes per table'] / 1024:.1f} KB per table file", flush=True)
+    for game in games:
+        delays = sorted(click_delays(game, args.clicks, args.light, args.alone))
+        pages = "light pages" if args.light and game == "kzin" else "pages as served"
+        where = "on the player's own page (no other browser)" if args.alone else "in another browser"
+        print(f"{game}: click in one browser to the change {where}, {pages}, over {len(delays)} clicks: "
+              f"median {1000 * statistics.median(delays):.0f} ms, worst {1000 * delays[-1]:.0f} ms "
+              f"(best {1000 * delays[0]:.0f} ms)", flush=True)
     return 0
 
 

@@ -17,7 +17,7 @@ import psutil
 from tornado.ioloop import IOLoop
 
 from apps import GameApp, discover_games, landing
-from apps._memory import REPORT_HISTORY, report_patterns
+from apps._memory import REPORT_HISTORY, report_patterns, session_cleanup
 from apps._tables import start_sweeps
 
 
@@ -170,4 +170,5 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool | None = None
         verbose=False,
         extra_patterns=report,
         **({"session_history": REPORT_HISTORY} if report else {}),
+        **session_cleanup(),  # Bokeh's defaults unless TABLETOP_DOJO_UNUSED_SESSION_MS is set (the soak's test)
     )

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 import panel as pn
 
+from apps._browser import BOARD_READY as BOARD_READY  # the page predicates, shared with the benchmarks and soak
+from apps._browser import HAS_TEXT as HAS_TEXT
 from engine.cli import lab_command, lab_environment
 
 TO_PAGE = """([name, x, y]) => {
@@ -26,11 +28,6 @@ TO_PAGE = """([name, x, y]) => {
   return [r.left + v.frame.x_scale.compute(x), r.top + v.frame.y_scale.compute(y)];
 }"""
 """JS: data (x, y) on the Bokeh figure named ``name`` -> viewport pixels (Playwright mouse coordinates)."""
-
-BOARD_READY = """(name) => window.Bokeh && Bokeh.index &&
-  [...Bokeh.index.all_views()].some(v => v.model.name === name && v.frame && v.is_idle)"""
-"""JS predicate for ``page.wait_for_function``: the figure named ``name`` is laid out and idle."""
-
 
 def to_page(page, x: float, y: float, name: str = "board") -> tuple[float, float]:
     """Viewport pixels of data point (x, y) on the figure named ``name``."""

@@ -72,3 +72,20 @@ def test_a_seat_handed_to_a_bot_is_played_off_the_loop_until_the_game_ends(regis
     bot = asyncio.run(run())
     assert table.session.state.phase == "over" and bot.moves >= 1 and bot.errors == []
     assert any(e["event"].endswith("battle") or e["event"] in ("fall back", "pass") for e in table.session.log)
+
+
+@pytest.mark.no_event_loop
+def test_a_watchers_choice_of_advisor_is_refused_and_the_players_reaches_every_page(registry):
+    """The advisor is the table's (its one session's): only the seated player may change it."""
+    from apps._tables import TablePage
+    from apps.kzin import KzinPage
+
+    player, watcher = new_token(), new_token()
+    table = registry.create("kzin", player)
+    mine, theirs = (TablePage(t, lambda s, may_act: KzinPage(session=s, may_act=may_act, secret_seed=True),
+                              table=table) for t in (player, watcher))
+    theirs.game.advisor.choice.value = "expert"  # the watcher's click
+    assert table.session.advisor == "rollouts" and theirs.game.advisor.choice.value == "rollouts"
+    assert theirs.bar.said.startswith("Not done: you are watching")
+    mine.game.advisor.choice.value = "expert"
+    assert table.session.advisor == "expert" and theirs.game.advisor.choice.value == "expert"

@@ -57,9 +57,13 @@ class Advisor(pn.viewable.Viewer):
         self.play_on.on_click(on_page(self.be_sure, s))
         # Who advises: today's rollouts, or the learned expert (the session's own parameter, so a game played
         # by "Follow the advice" follows the same one).
-        self.choice = pn.widgets.RadioButtonGroup.from_param(
-            s.param.advisor, name="Advisor", options={"Rollouts": "rollouts", "Expert": "expert"},
+        # At a table the session is shared: the choice goes through may_act (a watcher's click is refused and the
+        # buttons go back to the table's advisor), and follows another browser's choice.
+        self.choice = pn.widgets.RadioButtonGroup(
+            label="Advisor", options={"Rollouts": "rollouts", "Expert": "expert"}, value=s.advisor,
             color="primary", variant="outline", margin=(4, 6))
+        self.choice.param.watch(lambda e: on_page(lambda: self.choose_advisor(e.new), s)(e), "value")
+        s.param.watch(lambda e: setattr(self.choice, "value", e.new), "advisor")
         # defer_load: Panel starts the work once the browser has loaded the page. An async update that lands
         # before then is made outside the document lock, where Panel cannot yet send it, and is lost.
         self._work = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of,
@@ -82,6 +86,16 @@ class Advisor(pn.viewable.Viewer):
         are as good as each other, or its most rollouts are reached); the earlier advice is withdrawn meanwhile,
         so "Follow the advice" waits for the surer one."""
         self.param.update(sure_of=self.session.version, advice=None)
+
+    def choose_advisor(self, advisor: str) -> bool:
+        """Let ``advisor`` advise this game, if this browser may act for it (else the buttons show the game's)."""
+        if advisor == self.session.advisor:
+            return False
+        if self.may_act is not None and not self.may_act():
+            self.choice.value = self.session.advisor
+            return False
+        self.session.advisor = advisor
+        return True
 
     def follow_advice(self) -> bool:
         if self.may_act is not None and not self.may_act():

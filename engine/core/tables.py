@@ -46,6 +46,11 @@ MIN_TABLES = 50
 """A server holds at least this many tables in memory at once."""
 
 
+
+def possessive(seat: str) -> str:
+    """A seat's name as an owner: "the Humans' seat", "the Clone Master's seat", "P2's move"."""
+    return f"{seat}'" if seat.endswith("s") else f"{seat}'s"
+
 class TableError(Exception):
     """A table that cannot be opened or made now (unknown, damaged, or the server is full); the text says why."""
 
@@ -149,7 +154,7 @@ class Table(param.Parameterized):
             return ""
         holder = self.seats[seat]
         who = "a bot" if holder == BOT else "nobody yet" if holder is None else "another player"
-        return f"it is the {seat}' move, and their seat is held by {who}"
+        return f"it is the {possessive(seat)} move, and their seat is held by {who}"
 
     # --- changing seats (each returns "" or why not, and a refusal changes nothing) --------------------
     def take(self, seat: str, token: str | None) -> str:
@@ -160,13 +165,13 @@ class Table(param.Parameterized):
             return f"there is no seat called {seat[:30]!r} at this table"
         holder = self.seats[seat]
         if holder is not None and holder != BOT and not secrets.compare_digest(holder, key):
-            return f"the {seat}' seat is taken by another player"
+            return f"the {possessive(seat)} seat is taken by another player"
         self._set(seat, key)
         return ""
 
     def leave(self, seat: str, token: str | None) -> str:
         if seat not in self.seats_of(token):
-            return f"you do not hold the {seat}' seat"
+            return f"you do not hold the {possessive(seat)} seat"
         self._set(seat, None)
         return ""
 
@@ -176,7 +181,7 @@ class Table(param.Parameterized):
             return f"there is no seat called {seat[:30]!r} at this table"
         mine = self.seats_of(token)
         if seat not in mine and not (self.seats[seat] is None and mine):
-            return f"you do not hold the {seat}' seat"
+            return f"you do not hold the {possessive(seat)} seat"
         self._set(seat, BOT)
         return ""
 

@@ -102,7 +102,7 @@ SHRINK = 20.0  # pseudo-visits of the coarse table in a cell's estimate
 # Policies the kernel plays (the fixed two for comparisons, and the expert).
 K_ALL_IN, K_THRESHOLD, K_EXPERT, K_LOOKAHEAD = 0, 3, 9, 10
 KERNEL_POLICIES = {"all-in": K_ALL_IN, "threshold": K_THRESHOLD, "expert-table": K_EXPERT, "expert": K_LOOKAHEAD}
-LOOKAHEAD = {"top": 2, "gap": 0.001}
+LOOKAHEAD: dict[str, Any] = {"top": 2, "gap": 0.001}
 """The expert looks one card deeper than its table when the table's best two scores are within ``gap`` (a close
 call), for decline and the table's ``top`` best commitments (DESIGN values: chosen by paired games, see README)."""
 

@@ -108,7 +108,7 @@ class KzinSession(GameSession):
     kzin_base_force = param.Integer(default=10, bounds=(0, 30), doc=KzinRules.param.kzin_base_force.doc)
     start_space = param.Integer(default=9, bounds=(2, 11), doc=KzinRules.param.start_space.doc)
     advisor_rollouts = param.Integer(default=4000, bounds=(50, 20000), doc="Rollouts per state for the advisor.")
-    advisor = param.Selector(default="rollouts", objects=list(ADVISORS),
+    advisor: param.Selector = param.Selector(default="rollouts", objects=list(ADVISORS),
                              doc="Who advises: 'rollouts' (today's advisor) or 'expert' (the learned expert).")
 
     state: param.ClassSelector[KzinState] = param.ClassSelector(  # type: ignore[assignment]

@@ -350,7 +350,7 @@ def test_one_browser_holds_both_seats_with_the_hand_over_or_hands_a_side_to_the_
     for fid, entry in (("T1", "disposal"), ("T2", "loo"), ("T3", "loo")):
         press(page, s, f"{fid} at the {entry}")
     until(lambda: s.state.step is Step.CM_WINDOW, page)
-    page.get_by_role("button", name=f"Take the {CLONE_MASTER}' seat").click()  # hot-seat: both seats, one screen
+    page.get_by_role("button", name=f"Take the {CLONE_MASTER}'s seat").click()  # hot-seat: both seats, one screen
     until(lambda: mine.game.sides.held == [0, 1] and s.hand_over and s.handover == 1, page)
     shows(page, "Hand the screen to the Clone Master")
     press(page, s, "I am the Clone Master: show my side")

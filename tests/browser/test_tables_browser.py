@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import panel as pn
 import pytest
-from browser_helpers import BOARD_READY, wait_for
+from browser_helpers import BOARD_READY, HAS_TEXT, wait_for
 from playwright.sync_api import expect
 
 from apps._files import data_dir
@@ -30,15 +30,6 @@ from engine.kzin.table import KZIN_TABLE
 pytestmark = pytest.mark.browser
 
 WAIT = 20.0  # s: the machine is shared
-HAS_TEXT = """(text) => {
-  const stack = [document];
-  while (stack.length) {
-    const root = stack.pop();
-    if ((root === document ? document.body : root).textContent.includes(text)) return true;
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
-  }
-  return false;
-}"""
 
 
 def status_text(session) -> str:

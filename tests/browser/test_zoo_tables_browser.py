@@ -260,7 +260,7 @@ def test_a_seat_handed_to_the_bot_answers_once_the_flick_has_played_out_on_every
     expect(tabs[0]).to_have_url(re.compile(r"table="), timeout=WAIT * 1000)
     watching = open_page(tabs[1], tabs[0].url, pages)
     table, s = mine.table, mine.table.session
-    tabs[0].get_by_role("button", name=f"Take the {SEATS[1]}' seat").click()  # P1 holds both, then hands P2 over
+    tabs[0].get_by_role("button", name=f"Take the {SEATS[1]}'s seat").click()  # P1 holds both, then hands P2 over
     wait_for(lambda: table.seats_of(token(contexts[0])) == list(SEATS[:2]), tabs[0], timeout=WAIT)
     tabs[0].get_by_role("button", name=f"Hand the {SEATS[1]} to a bot").click()
     wait_for(lambda: table.seats[SEATS[1]] == "bot" and s.seats[1].kind == "bot", tabs[0], timeout=WAIT)

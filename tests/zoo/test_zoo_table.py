@@ -140,7 +140,7 @@ def test_every_click_of_a_page_is_gated_by_its_seat_and_a_refusal_changes_nothin
     assert table.take("P2 (Elephant)", b) == ""
     mine, theirs, watching = (TablePage(t, zoo_page, table=table) for t in (a, b, c))
     kept, version, proposal = s.state.to_json(), s.version, str(s.proposed_flick())
-    for page, why in ((theirs, "it is the P1 (Crocodile)' move, and their seat is held by another player"),
+    for page, why in ((theirs, "it is the P1 (Crocodile)'s move, and their seat is held by another player"),
                       (watching, "you are watching this table: only the players at it can act")):
         g = page.game
         assert not g.arena.tap(*za.bench_xy(0, 1)) and page.bar.said == f"Not done: {why}."
@@ -161,7 +161,7 @@ def test_every_click_of_a_page_is_gated_by_its_seat_and_a_refusal_changes_nothin
     mine.game.arena.pan_start(-9.5, 150.0)
     assert mine.game.arena.pan_end(90.5, 150.0) and mine.game.flick.commit_flick()
     assert s.state.current_player() == 1 and not mine.game.flick.commit_flick()
-    assert "P2 (Elephant)' move" in mine.bar.said
+    assert "P2 (Elephant)'s move" in mine.bar.said
     before = s.seed
     assert theirs.game.controls.new_game()  # a player at the table may start a new battle, from a secret seed
     assert s.seed != before and s.log[0]["text"].endswith(f"seed {s.seed}") and len(s.log) == 1
