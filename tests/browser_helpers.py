@@ -93,13 +93,15 @@ def new_game_button(app: Any) -> Any:
     return dashboard._new if dashboard is not None else app.controls.new
 
 
-def serve_pages(serve_app: Callable[..., str], create_app: Callable[..., object]) -> tuple[str, list]:
+def serve_pages(serve_app: Callable[..., str], create_app: Callable[..., object], game: bool = True
+                ) -> tuple[str, list]:
     """Serve ``create_app`` with the ``serve_app`` fixture and keep every page it builds, one per tab, so a
-    test can reach each tab's dashboard (``pages[i].dashboard``): (base URL, the list of pages)."""
+    test can reach each tab's dashboard (``pages[i].dashboard``): (base URL, the list of pages). A game's
+    ``create_app`` is told it is served, as ``dojo serve``'s routes tell it (``game=False``: another page)."""
     pages: list = []
 
     def factory() -> object:
-        app = create_app(served=True)  # as ``dojo serve``'s routes build it
+        app = create_app(served=True) if game else create_app()
         app.served_document = pn.state.curdoc  # the tab's own document, for tests that run code on its loop
         pages.append(app)
         return app

@@ -28,7 +28,7 @@ POINTS = """(name) => {
 
 def test_a_small_sweep_fills_in_its_progress_and_plot_and_downloads(page, serve_app, console_errors, server_errors,
                                                                    tmp_path):
-    url, pages = serve_pages(serve_app, ExperimentsPage)
+    url, pages = serve_pages(serve_app, ExperimentsPage, game=False)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(url)
     expect(page.get_by_role("button", name="Start")).to_be_visible(timeout=WAIT)
@@ -54,7 +54,7 @@ def test_a_small_sweep_fills_in_its_progress_and_plot_and_downloads(page, serve_
 
 
 def test_a_run_stopped_from_the_page_stops(page, serve_app, console_errors, server_errors):
-    url, pages = serve_pages(serve_app, ExperimentsPage)
+    url, pages = serve_pages(serve_app, ExperimentsPage, game=False)
     page.goto(url)
     expect(page.get_by_role("button", name="Start")).to_be_visible(timeout=WAIT)
     wait_for(lambda: pages, page)

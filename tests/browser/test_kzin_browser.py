@@ -49,8 +49,8 @@ def open_game(page, url, pages, count=1):
 def serve(serve_app, rollouts: int = 300):
     """Serve pages whose background work is light (the machine is shared), made so by the factory: a test
     thread must not change a served session's parameters, whose views then run outside the page's loop."""
-    return serve_pages(serve_app, lambda: KzinPage(session=KzinSession(advisor_rollouts=rollouts),
-                                                   running_rollouts=max(rollouts, 100), autosave=True))
+    return serve_pages(serve_app, lambda served: KzinPage(session=KzinSession(advisor_rollouts=rollouts),
+                                                          running_rollouts=max(rollouts, 100), autosave=served))
 
 
 def shot(page, name, text=None):
