@@ -18,9 +18,9 @@ from engine.zoo.odds import OUTCOMES, FlickOdds
 from engine.zoo.session import RoundResult, ZooSession
 
 MUTED = "color:#6b7280"
-DESIGN_NOTE = ("The rules give no dimensions: the arena (300 mm square, 45 mm cages), the dice, the physics and "
-               "the tumble model are our design, and so are two abilities (Gorilla's Chest Pound and Crocodile's "
-               "Ambush); Zebra's and Elephant's follow the retail cards' wording.")
+DESIGN_NOTE = ("The rules give no dimensions: the arena (300 mm square, 45 mm cages), the dice, the materials of "
+               "the 3-D physics (MuJoCo) and the strike height are our design, and so are two abilities (Gorilla's "
+               "Chest Pound and Crocodile's Ambush); Zebra's and Elephant's follow the retail cards' wording.")
 
 
 def pct(p: float) -> str:
