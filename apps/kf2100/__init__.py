@@ -8,6 +8,7 @@ and what they show is computed by the pure functions of :mod:`apps.kf2100.views`
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -53,10 +54,14 @@ def table_game_page(session: KungFuSession, may_act: Callable[..., bool]) -> Kun
     return KungFuPage(session=session, may_act=may_act, sides=sides, at_table=True, served=True)
 
 
+_HAND_OVER_KEPT: weakref.WeakSet[Table] = weakref.WeakSet()
+"""The tables whose hand-over :func:`keep_hand_over` already follows (a table dropped from memory leaves it)."""
+
+
 def keep_hand_over(table: Table) -> None:
     """The table's hot-seat hand-over is on while one browser holds both seats (today's hand-over screen), off
     while two browsers hold one side each (each screen shows only its own side). Watched once per table."""
-    if getattr(table, "kf2100_hand_over", False):
+    if table in _HAND_OVER_KEPT:
         return
 
     def follow(*_events: Any) -> None:
@@ -66,7 +71,7 @@ def keep_hand_over(table: Table) -> None:
             table.session.hand_over = one_browser
 
     table.param.watch(follow, ["seats"])
-    table.kf2100_hand_over = True  # type: ignore[attr-defined]
+    _HAND_OVER_KEPT.add(table)
     follow()
 
 
