@@ -212,3 +212,28 @@ class JupyterLab:
             .toJSON()).filter(o => o.output_type === 'error').map(o => `${o.ename}: ${o.evalue}`))""")
         if errors:
             raise AssertionError(f"a notebook cell raised: {errors}")
+
+
+# --- Kung Fu 2100 pages ------------------------------------------------------------------------------------
+BOARD_DETAILS = """() => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "board" && v.frame);
+  const out = [];
+  for (const r of v.model.renderers) {
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("detail") !== undefined) out.push(...get("detail"));
+  }
+  return out;
+}"""
+"""JS: the hover texts of the counters the browser has (what a player could read off the page)."""
+CRT_OUTLINED = """() => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "crt" && v.frame);
+  if (!v) return -1;
+  for (const r of v.model.renderers) {  // the outline: the one layer of squares without a colour of their own
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("left") !== undefined && get("color") === undefined) return get("left").length;
+  }
+  return -2;
+}"""
+"""JS: how many CRT cells the browser outlines (the attack about to be played, or answered)."""

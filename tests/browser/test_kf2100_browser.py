@@ -13,7 +13,16 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, choose_file, page_report, serve_pages, to_page, wait_for
+from browser_helpers import (
+    BOARD_DETAILS,
+    BOARD_READY,
+    CRT_OUTLINED,
+    choose_file,
+    page_report,
+    serve_pages,
+    to_page,
+    wait_for,
+)
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -31,28 +40,6 @@ pytestmark = pytest.mark.browser
 SHOTS = Path("/tmp/kf_shots")
 WAIT = 20_000  # ms: the machine is shared, so page updates can lag behind the server's state
 FACE_UP_IDS = re.compile(r"^(CM|J\d+|S\d+|U\d+|A\d+)")
-BOARD_DETAILS = """() => {
-  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "board" && v.frame);
-  const out = [];
-  for (const r of v.model.renderers) {
-    const d = r.data_source ? r.data_source.data : null;
-    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
-    if (get("detail") !== undefined) out.push(...get("detail"));
-  }
-  return out;
-}"""
-"""JS: the hover texts of the counters the browser has (what a player could read off the page)."""
-CRT_OUTLINED = """() => {
-  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "crt" && v.frame);
-  if (!v) return -1;
-  for (const r of v.model.renderers) {  // the outline: the one layer of squares without a colour of their own
-    const d = r.data_source ? r.data_source.data : null;
-    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
-    if (get("left") !== undefined && get("color") === undefined) return get("left").length;
-  }
-  return -2;
-}"""
-"""JS: how many CRT cells the browser outlines (the attack about to be played, or answered)."""
 
 
 def until(cond, page):

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, to_page, wait_for
+from browser_helpers import BOARD_DETAILS, BOARD_READY, CRT_OUTLINED, HAS_TEXT, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps import kf2100
@@ -36,28 +36,6 @@ pytestmark = pytest.mark.browser
 
 WAIT = 30.0  # s: the machine is shared
 SHOTS = Path("/tmp/kf_table_shots")
-BOARD_DETAILS = """() => {
-  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "board" && v.frame);
-  const out = [];
-  for (const r of v.model.renderers) {
-    const d = r.data_source ? r.data_source.data : null;
-    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
-    if (get("detail") !== undefined) out.push(...get("detail"));
-  }
-  return out;
-}"""
-"""JS: the hover texts of the counters the browser holds."""
-CRT_OUTLINED = """() => {
-  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "crt" && v.frame);
-  if (!v) return -1;
-  for (const r of v.model.renderers) {  // the outline: the one layer of squares without a colour of their own
-    const d = r.data_source ? r.data_source.data : null;
-    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
-    if (get("left") !== undefined && get("color") === undefined) return get("left").length;
-  }
-  return -2;
-}"""
-"""JS: how many CRT cells the browser outlines (the attack about to be played, or answered)."""
 OUTLOOK_BARS = """() => {
   const v = [...Bokeh.index.all_views()].find(v => v.model.name === "hits" && v.frame);
   if (!v) return -1;
@@ -70,15 +48,6 @@ OUTLOOK_BARS = """() => {
   return n;
 }"""
 """JS: how many bars the whole-combat outlook draws."""
-HAS_TEXT = """(text) => {
-  const stack = [document];
-  while (stack.length) {
-    const root = stack.pop();
-    if ((root === document ? document.body : root).textContent.includes(text)) return true;
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
-  }
-  return false;
-}"""
 BASE64 = re.compile(r'"[A-Za-z0-9+/=_-]{64,}"')
 """A long base64 string in a frame (an array's bytes, a token): left out of the search for names."""
 TERMINATORS, CLONE_MASTER = "Terminators", "Clone Master"

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browser_helpers import BOARD_READY, page_report, to_page, wait_for
+from browser_helpers import BOARD_READY, HAS_TEXT, page_report, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps._files import data_dir
@@ -34,15 +34,6 @@ pytestmark = pytest.mark.browser
 WAIT = 30.0  # s: the machine is shared by several helpers' browsers
 SHOTS = Path(os.environ.get("ZOO_SHOTS", "/tmp/zoo_shots"))
 SEATS = ("P1 (Crocodile)", "P2 (Elephant)", "P3 (Gorilla)", "P4 (Zebra)")
-HAS_TEXT = """(text) => {
-  const stack = [document];
-  while (stack.length) {
-    const root = stack.pop();
-    if ((root === document ? document.body : root).textContent.includes(text)) return true;
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) stack.push(el.shadowRoot);
-  }
-  return false;
-}"""
 WATCH_MOVING = """() => {
   // Record, at every animation frame, where the arena's moving dice are drawn (the overlay the animation fills).
   const view = [...Bokeh.index.all_views()].find(v => v.model.name === 'arena');
