@@ -11,11 +11,15 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# After installing, the numba kernels are compiled once into their on-disk cache (engine.warm): a fresh checkout's
+# first served page would otherwise wait about 20 s for its advisor.
 install: $(BIN)/python
 	$(BIN)/pip install -q -c constraints.txt -e .
+	$(BIN)/python -m engine.warm
 
 install-test: $(BIN)/python
 	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
+	$(BIN)/python -m engine.warm
 
 # Debian's Chromium for the browser tests (Playwright's own browser download does not work here).
 chromium:

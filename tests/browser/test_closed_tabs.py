@@ -62,6 +62,9 @@ def test_closed_tabs_and_plain_gets_leave_nothing_behind(browser, serve_app, gam
         time.sleep(0.2)
     assert open_sessions() == before, f"{open_sessions() - before} session(s) still open"
     alive: list[Any] = []
+    # A worker thread still running for a closed tab holds its page until its call returns: on a fresh clone the
+    # first call compiles the numba kernels (a minute or more on a loaded machine). The wait ends when they go.
+    deadline = time.time() + 180
     while time.time() < deadline:
         gc.collect()
         alive = [r() for r in kept if r() is not None]

@@ -145,7 +145,7 @@ def test_four_players_at_one_table_see_every_flick_play_out_and_act_only_for_the
     # P2 cannot act for P1, whose move it is: a click on P1's die and Commit are refused on P2's page only.
     version, proposal = s.version, str(s.proposed_flick())
     click(tabs[1], *za.bench_xy(0, 1))
-    shows(tabs[1], "Not done: it is the P1 (Crocodile)' move, and their seat is held by another player.")
+    shows(tabs[1], "Not done: it is the P1 (Crocodile)'s move, and their seat is held by another player.")
     tabs[1].get_by_role("button", name="Commit flick").click()
     tabs[4].get_by_role("button", name="Commit flick").click()  # the watcher, too
     shows(tabs[4], "Not done: you are watching this table")
@@ -182,7 +182,7 @@ def test_four_players_at_one_table_see_every_flick_play_out_and_act_only_for_the
     # Now P1 is refused and P2 may act; a reloaded P2 tab gets its seat back.
     version = s.version
     click(tabs[0], *za.bench_xy(1, 1))
-    shows(tabs[0], "Not done: it is the P2 (Elephant)' move")
+    shows(tabs[0], "Not done: it is the P2 (Elephant)'s move")
     assert s.version == version
     again = open_page(tabs[1], tabs[1].url, pages)
     shows(tabs[1], f"{SEATS[1]}: you")
