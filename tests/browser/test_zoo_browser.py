@@ -326,9 +326,15 @@ def test_a_round_ends_on_its_result_card_and_the_final_board_stays_until_next_ro
     expect(card).to_contain_text("P1 (Crocodile) wins round 1", timeout=WAIT * 1000)
     expect(card).to_contain_text("no animal left fighting")
     c1 = s.state.dice["C1"]
-    board = drawn(page, "dice")
-    i = board["id"].index("C1")
-    assert (board["x"][i], board["y"][i]) == (pytest.approx(c1.x), pytest.approx(c1.y))  # the final board
+
+    def c1_drawn() -> tuple[float, float]:
+        board = drawn(page, "dice")
+        i = board["id"].index("C1")
+        return board["x"][i], board["y"][i]
+
+    # the final board, as the browser draws it once the flick has played out there (a loaded machine draws it
+    # a moment after the card shows)
+    until(lambda: c1_drawn() == (pytest.approx(c1.x), pytest.approx(c1.y)), page)
     expect(page.get_by_role("button", name="P2 (Elephant) starts")).to_be_hidden()  # the card comes first
     shot(page, "8_round_result_cage")
     page.get_by_role("button", name="Next round").click()
