@@ -35,8 +35,9 @@ def to_page(page, x: float, y: float, name: str = "board") -> tuple[float, float
     return px, py
 
 
-def wait_for(cond: Callable[[], object], page, timeout: float = 10.0) -> None:
-    """Poll a server-side condition while letting the page run (assert on Python state, not pixels)."""
+def wait_for(cond: Callable[[], object], page, timeout: float = 30.0) -> None:
+    """Poll a server-side condition while letting the page run (assert on Python state, not pixels); 30 s by
+    default, as a loaded CI machine may take that long for something that does happen."""
     end = time.time() + timeout
     while not cond():
         assert time.time() < end, "condition not met in time"

@@ -14,6 +14,11 @@ from typing import Any
 
 import pytest
 from browser_helpers import JupyterLab, free_port, wait_until_live
+from playwright.sync_api import expect
+
+# Playwright's ``expect`` gives up after 5 s by default; a loaded CI machine can take longer to show what does
+# happen. Every browser test waits up to 30 s (an explicit ``timeout=`` still wins).
+expect.set_options(timeout=30_000)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

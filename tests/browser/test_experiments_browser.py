@@ -37,7 +37,7 @@ def test_a_small_sweep_fills_in_its_progress_and_plot_and_downloads(page, serve_
     box = page.get_by_label("Games a cell")
     box.fill("2000")
     box.press("Enter")
-    wait_for(lambda: view._settings["kzin-rulings"]["games"].value == 2000, page, timeout=20)
+    wait_for(lambda: view._settings["kzin-rulings"]["games"].value == 2000, page, timeout=WAIT / 1000)
     page.get_by_role("button", name="Start").click()
     expect(page.get_by_text("Done: 8 cells.")).to_be_visible(timeout=WAIT)
     expect(page.get_by_text("16,000 of 16,000 games")).to_be_visible(timeout=WAIT)
@@ -62,12 +62,12 @@ def test_a_run_stopped_from_the_page_stops(page, serve_app, console_errors, serv
     box = page.get_by_label("Games a cell")
     box.fill("5000000")
     box.press("Enter")
-    wait_for(lambda: view._settings["kzin-rulings"]["games"].value == 5_000_000, page, timeout=20)
+    wait_for(lambda: view._settings["kzin-rulings"]["games"].value == 5_000_000, page, timeout=WAIT / 1000)
     page.get_by_role("button", name="Start").click()
-    wait_for(lambda: view.running, page, timeout=20)
+    wait_for(lambda: view.running, page, timeout=WAIT / 1000)
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_text("Stopped after")).to_be_visible(timeout=WAIT)
-    wait_for(lambda: not view.running, page, timeout=20)
+    wait_for(lambda: not view.running, page, timeout=WAIT / 1000)
     assert len(view.rows) < 8
     assert console_errors == [] and server_errors == []
 

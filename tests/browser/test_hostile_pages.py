@@ -27,7 +27,7 @@ from engine.zoo.session import ZooSession
 pytestmark = pytest.mark.browser
 
 FLAG = "dojoXss"
-WAIT = 20.0
+WAIT = 30.0  # s: a loaded machine may take that long to show a file
 
 
 def payload(case: int) -> str:

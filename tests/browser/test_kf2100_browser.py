@@ -38,7 +38,7 @@ from engine.kf2100.steps import Step
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/kf_shots")
-WAIT = 20_000  # ms: the machine is shared, so page updates can lag behind the server's state
+WAIT = 30_000  # ms: the machine is shared, so page updates can lag behind the server's state
 FACE_UP_IDS = re.compile(r"^(CM|J\d+|S\d+|U\d+|A\d+)")
 
 

@@ -20,7 +20,7 @@ from engine.kzin.session import KzinSession
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/kzin_shots")
-WAIT = 20_000  # ms: the machine is shared, so page updates can lag behind the server's state
+WAIT = 30_000  # ms: the machine is shared, so page updates can lag behind the server's state
 # Seed 226: a decline, then an invasion with a Fleet and a Tactics card in play, then a liberation.
 SEED = 226
 MARKER_ON = """([name, kem]) => {

@@ -16,7 +16,7 @@ from apps._files import MAX_UPLOAD_BYTES
 pytestmark = pytest.mark.browser
 
 BOARDS = {kf2100: "board", zoo: "arena"}
-WAIT = 20_000
+WAIT = 30_000  # ms: a loaded machine may take that long to update the page
 NOT_SAVED = "This game is not being saved"
 
 

@@ -57,7 +57,7 @@ def run_as_a_late_click(doc, command, before_load: bool = False) -> list[str]:
 def test_new_game_outside_the_document_lock_updates_the_page(page, serve_app, console_errors, module):
     url, pages = serve_pages(serve_app, module.create_app)
     page.goto(url)
-    page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=20_000)
+    page.wait_for_function(BOARD_READY, arg=BOARDS[module], timeout=30_000)
     wait_for(lambda: pages, page)
     session = dashboard_of(pages[0]).session
     doc = pages[0].served_document
