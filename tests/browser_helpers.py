@@ -35,6 +35,37 @@ def to_page(page, x: float, y: float, name: str = "board") -> tuple[float, float
     return px, py
 
 
+def drag_data(page, name: str, start: tuple[float, float], vector: tuple[float, float], steps: int = 12,
+              before: Callable[[], object] | None = None, before_release: Callable[[], object] | None = None) -> None:
+    """A real mouse drag on the figure ``name``, from data point ``start`` by ``vector`` (data units).
+
+    The page may move under the mouse: a pane above the figure that a loaded browser redraws a moment late takes
+    a line more or less and shifts the figure by its height, and a drag whose pixels were worked out before the
+    shift drags another vector. So the pointer follows the data points, each step's pixels worked out as it moves
+    there, and a drag during which the figure moved at its press (the browser places the pan's start when the
+    pointer first moves) or at its release is made again, up to three times. ``before`` runs before each try
+    (a scroll), ``before_release`` before the release (a screenshot of the drag)."""
+    points = [(start[0] + vector[0] * k / steps, start[1] + vector[1] * k / steps) for k in range(steps + 1)]
+    for _ in range(3):
+        if before is not None:
+            before()
+        pressed = to_page(page, *points[0], name)
+        page.mouse.move(*pressed)
+        page.mouse.down()
+        page.mouse.move(*to_page(page, *points[1], name))
+        moved = to_page(page, *points[0], name) != pressed
+        for point in points[2:]:
+            page.mouse.move(*to_page(page, *point, name))
+        if before_release is not None:
+            before_release()
+        released = to_page(page, *points[-1], name)
+        page.mouse.move(*released)
+        page.mouse.up()
+        if not moved and to_page(page, *points[-1], name) == released:
+            return
+    raise AssertionError(f"the figure {name!r} kept moving under the mouse: three drags in a row were shifted")
+
+
 def wait_for(cond: Callable[[], object], page, timeout: float = 30.0) -> None:
     """Poll a server-side condition while letting the page run (assert on Python state, not pixels); 30 s by
     default, as a loaded CI machine may take that long for something that does happen."""

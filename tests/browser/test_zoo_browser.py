@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, choose_file, serve_pages, to_page, wait_for
+from browser_helpers import BOARD_READY, choose_file, drag_data, serve_pages, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps import zoo
@@ -25,7 +25,7 @@ from engine.zoo.session import DRAG_MM_PER_M_S, ZooSession
 pytestmark = pytest.mark.browser
 
 SHOTS = Path(os.environ.get("ZOO_SHOTS", "/tmp/zoo_shots"))
-WAIT = 20.0  # s: the machine is shared, so page updates can lag behind the server's state
+WAIT = 30.0  # s: the machine is shared, so page updates can lag behind the server's state
 
 
 def until(cond, page, timeout=WAIT, message=None):
@@ -66,18 +66,18 @@ LIVE_ARROW = """() => [...Bokeh.index.all_views()].some(v => v.model.name === 'a
 
 
 def drag(page, start, vector, shot_name=None):
-    """A real mouse drag on the arena; ``shot_name``: a screenshot before the release (the live arrow)."""
-    page.wait_for_timeout(400)  # a press right after a click would be read as part of a double tap
-    page.evaluate("window.scrollTo(0, 0)")
-    (x0, y0) = to_page(page, *start, "arena")
-    (x1, y1) = to_page(page, start[0] + vector[0], start[1] + vector[1], "arena")
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    page.mouse.move(x1, y1, steps=12)
-    if shot_name:
+    """A real mouse drag on the arena, from data point ``start`` by ``vector``; ``shot_name``: a screenshot before
+    the release (the live arrow)."""
+
+    def before_release() -> None:
         page.wait_for_function(LIVE_ARROW, timeout=WAIT * 1000)  # drawn in the browser while dragging
         shot(page, shot_name)
-    page.mouse.up()
+
+    def scroll() -> None:
+        page.wait_for_timeout(400)  # a press right after a click would be read as part of a double tap
+        page.evaluate("window.scrollTo(0, 0)")
+
+    drag_data(page, "arena", start, vector, before=scroll, before_release=before_release if shot_name else None)
 
 
 def figure_title(page, name):
@@ -138,7 +138,8 @@ def test_drag_a_flick_see_the_odds_commit_and_watch_it_play(page, serve_app, con
     fighting = " · ".join(f"{s.state.game.player_name(q)} {s.state.still_fighting(q)}" for q in range(2))
     expect(page.locator(".fighting")).to_have_text(fighting, timeout=WAIT * 1000)
     # The bot (P2) answers: its flick animates too, then it is P1's turn again.
-    until(lambda: len(s.log) >= 3 and not dash.arena.animating and s.state.to_move == 0, page, timeout=60)
+    # settled, not merely "not animating": the bot's flick is in the log a tick before its animation starts
+    until(lambda: len(s.log) >= 3 and dash.arena.settled() and s.state.to_move == 0, page, timeout=60)
     expect(page.locator(".prompt")).to_contain_text("P1 (Crocodile) to make a flick", timeout=WAIT * 1000)
     assert len(dash.arena.fps_log) >= 2
     print("animations in the browser:", [f"{e['fps']:.0f} fps over {e['seconds']:.2f} s" for e in dash.arena.fps_log])
@@ -379,10 +380,15 @@ def test_a_points_round_shows_each_animal_face_and_points_both_totals_and_the_di
     assert totals == [str(t) for t in r.totals]
     assert r.totals == tuple(sum(a.points for a in r.animals if a.player == q) for q in (0, 1))
     expect(card.locator(".difference")).to_have_text(f"{r.totals[0] - r.totals[1]:+d}")
-    board = drawn(page, "dice")
-    for a in r.animals:  # the board as the round ended, whatever the next round has done to the dice
-        i = board["id"].index(a.die)
-        assert (board["x"][i], board["y"][i], board["status"][i]) == (pytest.approx(a.x), pytest.approx(a.y), "arena")
+
+    def final_board() -> list[tuple[str, float, float, str]]:
+        board = drawn(page, "dice")
+        return [(a.die, *(board[k][board["id"].index(a.die)] for k in ("x", "y", "status"))) for a in r.animals]
+
+    # the board as the round ended, whatever the next round has done to the dice, once the browser draws it (the
+    # card's text can show before the flick's last board reaches the browser)
+    ended = [(a.die, pytest.approx(a.x), pytest.approx(a.y), "arena") for a in r.animals]
+    until(lambda: final_board() == ended, page, message=lambda: f"the browser draws {final_board()}")
     shot(page, "9_round_result_points")
     page.get_by_role("button", name="Next round").click()
     expect(card).to_be_hidden(timeout=WAIT * 1000)
@@ -412,8 +418,14 @@ def test_a_stunned_die_keeps_its_hatch_while_it_moves(page, serve_app, console_e
     drag(page, (150.0, 9.5), aim_vector(-20.0, 2.2, 90.0))
     until(lambda: s.proposal_problem() is None and abs(s.speed - 2.2) < 0.05, page)
     page.get_by_role("button", name="Commit flick").click()
-    until(lambda: "C1" in drawn(page, "moving")["id"], page)  # the browser plays the flick
-    moving, board = drawn(page, "moving"), drawn(page, "dice")
+    playing: list[dict] = []
+
+    def plays_c1() -> bool:  # both layers read at once, while the browser plays the flick
+        playing[:] = [drawn(page, "moving"), drawn(page, "dice")]
+        return "C1" in playing[0]["id"]
+
+    until(plays_c1, page)
+    moving, board = playing
     shot(page, "10_hatch_moves_with_its_die")
     assert moving["halpha"][moving["id"].index("C1")] > 0 or s.state.dice["C1"].face != "feet"
     i = board["id"].index("C1")
@@ -468,7 +480,8 @@ def test_a_rail_click_off_the_dot_does_not_arm_the_ambush(page, serve_app, conso
     page.wait_for_timeout(400)
     click(page, 100.0, -10.0)
     until(lambda: s.spot == "S@100.0", page, message=lambda: s.notice.text)
-    assert len(drawn(page, "bands")["left"]) == 4
+    until(lambda: len(drawn(page, "bands")["left"]) == 4, page,  # drawn on the arena's next tick, then sent
+          message=lambda: f"the browser draws the bands {drawn(page, 'bands')}")
     assert s.proposal_problem() is None and not s.state.spent[0]  # armed, spent only by the flick
     shot(page, "12_ambush_armed")
     assert console_errors == []
@@ -587,9 +600,10 @@ def test_a_points_battle_maps_the_expected_points_of_each_aim(page, serve_app, c
     until(lambda: dash.odds.measure == "points", page)
     until(lambda: dash.odds.grid is not None and dash.odds.mapped == dash.odds.cells, page, timeout=90)
     expect_title(page, "heatmap", "Expected points by aim, 18 flicks a cell: click to aim")
-    cells = drawn(page, "heatmap_cells", fig="heatmap")
     grid = dash.odds.grid
-    assert cells["p"] == pytest.approx([float(v) for v in grid["points_mean"]])
+    until(lambda: drawn(page, "heatmap_cells", fig="heatmap")["p"] == pytest.approx(
+        [float(v) for v in grid["points_mean"]]), page,
+        message=lambda: f"the browser maps {drawn(page, 'heatmap_cells', fig='heatmap')['p'][:6]}…")
     page.locator(".bk-Canvas").nth(1).scroll_into_view_if_needed()
     shot(page, "14_expected_points_map")
     assert console_errors == []
