@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browser_helpers import BOARD_READY, HAS_TEXT, page_report, to_page, wait_for
+from browser_helpers import BOARD_READY, HAS_TEXT, drag_data, page_report, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps._files import data_dir
@@ -99,14 +99,13 @@ def click(page, x: float, y: float) -> None:
 
 
 def drag(page, start, vector) -> None:
-    page.wait_for_timeout(400)  # a press right after a click would be read as part of a double tap
-    page.evaluate("window.scrollTo(0, 0)")
-    x0, y0 = to_page(page, *start, "arena")
-    x1, y1 = to_page(page, start[0] + vector[0], start[1] + vector[1], "arena")
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    page.mouse.move(x1, y1, steps=12)
-    page.mouse.up()
+    """A real drag on the arena that follows it if a late redraw above shifts it (``browser_helpers.drag_data``)."""
+
+    def scroll() -> None:
+        page.wait_for_timeout(400)  # a press right after a click would be read as part of a double tap
+        page.evaluate("window.scrollTo(0, 0)")
+
+    drag_data(page, "arena", start, vector, before=scroll)
 
 
 def token(ctx) -> str:
