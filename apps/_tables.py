@@ -14,7 +14,8 @@ made while another document holds the lock is scheduled onto each other document
 
 A game joins tables with a few lines: a :class:`~engine.core.tables.TableGame` (its engine's ``table``
 module), an entry in :data:`TABLE_GAMES`, and a ``create_table_app`` that calls :func:`table_page` with a
-function building its page over a session with a ``may_act`` gate.
+:data:`PageBuilder`: the game's page over the table's session, given the table, this browser's token (what it
+may see follows the seats the token holds) and the seat bar's ``may_act`` gate.
 """
 
 from __future__ import annotations
@@ -144,6 +145,12 @@ class BotDriver:
         self.poke()
 
 
+PageBuilder = Callable[[Table, str, Callable[..., bool]], pn.viewable.Viewable]
+"""How a game builds its page at a table: ``build(table, token, may_act)`` (the same shape for every game). The
+token says which seats the page's browser holds (and so what it may see); it is never put in a parameter, so
+nothing sends it to the browser."""
+
+
 def driver(table: Table) -> BotDriver:
     """The table's bot driver, made with the first page that shows it (it lives and goes with the table)."""
     found = getattr(table, "bot_driver", None)
@@ -229,13 +236,12 @@ class TablePage(pn.viewable.Viewer):
 
     table = param.ClassSelector(class_=Table)
 
-    def __init__(self, token: str, build: Callable[[Any, Callable[..., bool]], pn.viewable.Viewable],
-                 **params: Any) -> None:
+    def __init__(self, token: str, build: PageBuilder, **params: Any) -> None:
         super().__init__(**params)
         t = self.table
         before = watchers_of(t)
         self.bar = SeatBar(token, table=t)
-        self.game = build(t.session, self.bar.may_act)
+        self.game = build(t, token, self.bar.may_act)
         self.watchers = [w for w in watchers_of(t) if id(w) not in {id(b) for b in before}]
         self._layout = pn.Column(self.bar, self.game, sizing_mode="stretch_width", name="table")
 
@@ -265,7 +271,7 @@ def no_table_page(slug: str, title: str, reason: str) -> pn.viewable.Viewable:
                      pn.pane.Markdown(f"[Start a new table](/{slug}) · [All tables](/)"), name="no-table")
 
 
-def table_page(slug: str, build: Callable[[Any, Callable[..., bool]], pn.viewable.Viewable]) -> pn.viewable.Viewable:
+def table_page(slug: str, build: PageBuilder) -> pn.viewable.Viewable:
     """The page of ``/<slug>`` for this request: the table of ``?table=`` (a new one without it), with the seat
     of ``&seat=`` taken if it is free."""
     reg = registry()

@@ -82,8 +82,8 @@ def light_kzin_pages() -> Callable[[], Any]:
         "advisor_rollouts": 200})}, Sealer.in_folder(folder)))
 
     def page() -> Any:
-        return table_page("kzin", lambda s, may_act: kzin.KzinPage(session=s, may_act=may_act, secret_seed=True,
-                                                                     running_rollouts=100))
+        return table_page("kzin", lambda t, _token, may_act: kzin.KzinPage(
+            session=t.session, may_act=may_act, secret_seed=True, running_rollouts=100))
 
     return page
 

@@ -82,8 +82,9 @@ def test_a_watchers_choice_of_advisor_is_refused_and_the_players_reaches_every_p
 
     player, watcher = new_token(), new_token()
     table = registry.create("kzin", player)
-    mine, theirs = (TablePage(t, lambda s, may_act: KzinPage(session=s, may_act=may_act, secret_seed=True),
-                              table=table) for t in (player, watcher))
+    mine, theirs = (TablePage(t, lambda tb, _t, may_act: KzinPage(session=tb.session, may_act=may_act,
+                                                                   secret_seed=True), table=table)
+                    for t in (player, watcher))
     theirs.game.advisor.choice.value = "expert"  # the watcher's click
     assert table.session.advisor == "rollouts" and theirs.game.advisor.choice.value == "rollouts"
     assert theirs.bar.said.startswith("Not done: you are watching")

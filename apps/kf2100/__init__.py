@@ -31,16 +31,9 @@ def create_app(served: bool = False) -> KungFuPage:
     return KungFuPage(session=KungFuSession(hand_over=True, pace=served), served=served)
 
 
-def table_game_page(session: KungFuSession, may_act: Callable[..., bool]) -> KungFuPage:
-    """A browser's page of a Kung Fu 2100 table: it shows and plays the sides of the seats its browser holds, and
-    follows them as the browser takes or leaves seats (``may_act`` is the table's seat bar's gate, and the bar
-    says which browser this page is for)."""
-    from apps._tables import SeatBar
-
-    bar = getattr(may_act, "__self__", None)
-    if not isinstance(bar, SeatBar):
-        raise TypeError("a table's page is built with its seat bar's may_act")
-    table, token = bar.table, bar.token
+def table_game_page(table: Table, token: str, may_act: Callable[..., bool]) -> KungFuPage:
+    """A browser's page of a Kung Fu 2100 table: it shows and plays the sides of the seats its browser (``token``)
+    holds, and follows them as the browser takes or leaves seats (``may_act`` is the table's seat bar's gate)."""
     sides = Sides(held=held_sides(table.seat_names(), table.seats_of(token)))
 
     def follow(*_events: Any) -> None:
@@ -51,7 +44,7 @@ def table_game_page(session: KungFuSession, may_act: Callable[..., bool]) -> Kun
     # Made while the page is built, so it goes when the page closes; after the table's hand-over watcher (a
     # higher precedence runs later), so the page redrawn for its new seats sees the hand-over as it now is.
     table.param.watch(follow, ["seats"], precedence=1)
-    return KungFuPage(session=session, may_act=may_act, sides=sides, at_table=True, served=True)
+    return KungFuPage(session=table.session, may_act=may_act, sides=sides, at_table=True, served=True)
 
 
 _HAND_OVER_KEPT: weakref.WeakSet[Table] = weakref.WeakSet()

@@ -27,7 +27,8 @@ def create_table_app() -> pn.viewable.Viewable:
     new one; the game's own autosave is the table's file, and its games are dealt from secret seeds."""
     from apps._tables import table_page
 
-    return table_page("kzin", lambda session, may_act: KzinPage(session=session, may_act=may_act, secret_seed=True))
+    return table_page("kzin", lambda table, _token, may_act: KzinPage(session=table.session, may_act=may_act,
+                                                                      secret_seed=True))
 
 
 __all__ = ["DESCRIPTION", "ORDER", "TITLE", "KzinPage", "create_app", "create_table_app"]

@@ -28,7 +28,8 @@ def create_table_app() -> object:
     animates on every page at the table."""
     from apps._tables import table_page
 
-    return table_page("zoo", lambda session, may_act: ZooPage(session=session, served=True, may_act=may_act))
+    return table_page("zoo", lambda table, _token, may_act: ZooPage(session=table.session, served=True,
+                                                                     may_act=may_act))
 
 
 __all__ = ["DESCRIPTION", "ORDER", "TITLE", "ZooPage", "create_app", "create_table_app"]

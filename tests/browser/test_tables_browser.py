@@ -49,8 +49,8 @@ def tables(serve_app):
     pages: list[TablePage] = []
 
     def kzin() -> object:
-        page = table_page("kzin", lambda s, may_act: KzinPage(session=s, may_act=may_act, secret_seed=True,
-                                                              running_rollouts=100))
+        page = table_page("kzin", lambda t, _token, may_act: KzinPage(session=t.session, may_act=may_act,
+                                                                      secret_seed=True, running_rollouts=100))
         pages.append(page)
         return page
 

@@ -62,7 +62,8 @@ def tables(serve_app):
     pages: list[TablePage] = []
 
     def zoo() -> object:
-        page = table_page("zoo", lambda s, may_act: ZooPage(session=s, served=True, may_act=may_act, background=False))
+        page = table_page("zoo", lambda t, _token, may_act: ZooPage(session=t.session, served=True, may_act=may_act,
+                                                                    background=False))
         pages.append(page)
         return page
 

@@ -129,8 +129,8 @@ def test_the_seats_follow_the_number_of_teams_and_each_holder_keeps_their_place(
     assert reopened.seats == table.seats and reopened.session.state.to_json() == s.state.to_json()
 
 
-def zoo_page(session, may_act):
-    return ZooPage(session=session, may_act=may_act, background=False)
+def zoo_page(table, _token, may_act):
+    return ZooPage(session=table.session, may_act=may_act, background=False)
 
 
 def test_every_click_of_a_page_is_gated_by_its_seat_and_a_refusal_changes_nothing(registry):
