@@ -19,9 +19,10 @@ from apps.kf2100 import views
 from apps.kf2100.board import Board
 from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns
+from apps.kf2100.sides import Sides
 from engine.core.session import BOT, PERSON, Level, Notice
 from engine.kf2100.session import SCENARIOS, KungFuSession, way_text
-from engine.kf2100.state import PLAYER_NAMES
+from engine.kf2100.state import CLONE_MASTER, PLAYER_NAMES
 from engine.kf2100.steps import Step
 from engine.kf2100.table import secret_seed
 
@@ -162,6 +163,56 @@ class WayControls(pn.viewable.Viewer):
         if self.may_act is not None and not self.may_act():
             return False
         return self.session.clear_way()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._view
+
+
+class StandingControl(pn.viewable.Viewer):
+    """The Clone Master's standing control at a table: "At any time (even during the Terminator's turn) the Clone
+    Master player may voluntarily activate the Clone Master counter" (seed). Shown only on the page of a browser
+    that holds the Clone Master's seat alone (at one screen his windows stay at the phase starts, so no extra
+    hand-over is due), while he may reveal himself and it is not his turn; a click from any other page is refused.
+    """
+
+    session = param.ClassSelector(class_=KungFuSession)
+    sides = param.ClassSelector(class_=Sides)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
+    at_table = param.Boolean(default=False)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.button = pn.widgets.Button(label="Reveal the Clone Master now", color="warning", margin=(3, 4),
+                                        description="He may reveal himself at any time, even during the "
+                                        "Terminators' turn; his bonus move follows at once.")
+        self.button.on_click(on_page(self.reveal, self.session))
+        self._view = pn.Column(self.button, margin=0, visible=self.shown())
+        follow = on_page_of(page_document(), self._follow)
+        self.session.param.watch(follow, ["version"])
+        self.sides.param.watch(follow, ["held"])
+
+    def mine(self) -> bool:
+        """Whether this page is the Clone Master's own seat at a table (the only page with the control)."""
+        return self.at_table and self.sides.held == [CLONE_MASTER]
+
+    def shown(self) -> bool:
+        s = self.session
+        return self.mine() and s.person_to_move() != CLONE_MASTER and bool(s.standing(CLONE_MASTER))
+
+    def _follow(self, *_events: Any) -> None:
+        shown = self.shown()
+        if self._view.visible != shown:
+            self._view.visible = shown
+
+    def reveal(self) -> bool:
+        """Reveal the Clone Master now; refused, changing nothing, for a watcher, a page without his seat, or
+        when he may not (the reason is the engine's)."""
+        if self.may_act is not None and not self.may_act(move=False):
+            return False
+        if not self.mine():
+            self.session.refuse("only the Clone Master's player, at a seat of his own, may reveal him out of turn")
+            return False
+        return self.session.reveal_clone_master()
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._view

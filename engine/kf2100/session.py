@@ -237,6 +237,35 @@ class KungFuSession(GameSession):
             self._undo = []
         self._publish(trial, "")
 
+    def standing(self, player: int) -> list[KFAction]:
+        """What ``player``, a person, may do now out of turn (the Clone Master's reveal; see
+        ``KungFuState.standing_actions``); nothing for a bot's seat or while a hot-seat hand-over is due."""
+        if player not in (0, 1) or self.seat(player) != PERSON or self.handover is not None:
+            return []
+        return [a for a in self.state.standing_actions(player) if isinstance(a, KFAction)]
+
+    def play_standing(self, player: int, action: KFAction) -> None:
+        """Play ``player``'s out-of-turn ``action`` (the Clone Master revealing himself during the Terminators'
+        turn); then he makes his bonus move and play goes back where it was. A refusal raises IllegalActionError
+        with its reason and changes nothing. It reveals him, so no move before it can be taken back."""
+        if player not in (0, 1) or self.seat(player) != PERSON:
+            raise IllegalActionError("out of turn only a person's side may act, not a bot's")
+        self._check_screen()
+        reason = self.state.standing_refusal(player, action)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        trial = self.state.clone()
+        trial.apply_standing_action(player, action)
+        self.last_action = action
+        self._undo = []
+        self.moves = []
+        self._play_on(trial)
+        self._publish(trial, "The Clone Master reveals himself.")
+
+    def reveal_clone_master(self) -> bool:
+        """The Clone Master's standing control: reveal him now, even during the Terminators' turn."""
+        return self.attempt(self.play_standing, 1, Activate("CM"))
+
     def can_undo(self) -> bool:
         """Whether the last move can be taken back (see :meth:`undo`)."""
         return bool(self._undo) and self._undo[-1][2] is self.state
