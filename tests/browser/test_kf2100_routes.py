@@ -116,3 +116,91 @@ def test_a_way_picked_by_clicks_wakes_the_room_it_crosses(page, serve_app, conso
                            timeout=WAIT)
     assert console_errors == []
     assert server_errors == []
+
+
+# --- the Clone Master's standing control at a table ---------------------------------------------------------
+
+@pytest.fixture
+def tables(serve_app):
+    """Serve ``/kf2100`` as ``dojo serve`` does (a table page a browser); yields (base URL, registry, pages)."""
+    from dataclasses import replace
+
+    from apps._files import data_dir
+    from apps._tables import use_registry
+    from engine.core.seal import Sealer
+    from engine.core.tables import TableRegistry
+    from engine.kf2100.table import KF2100_TABLE
+
+    folder = data_dir()
+    game = replace(KF2100_TABLE, secret_seed=lambda: 2_718_281_828_459_045)  # the same dice in every run
+    reg = use_registry(TableRegistry(folder / "tables", {"kf2100": game}, Sealer.in_folder(folder)))
+    pages: list = []
+
+    def page() -> object:
+        built = kf2100.create_table_app()
+        pages.append(built)
+        return built
+
+    yield serve_app({"kf2100": page}), reg, pages
+
+
+def test_the_clone_masters_browser_reveals_him_during_the_terminators_move(tables, browser, server_errors):
+    import urllib.parse
+
+    from apps._tables import TOKEN_COOKIE
+    from engine.core.tables import new_token
+    from engine.kf2100.actions import End
+
+    url, reg, pages = tables
+    t_token, c_token = new_token(), new_token()
+    table = reg.create("kf2100", t_token)
+    s = table.session
+    position = skirmish(KungFuGame("basic"), {"T1": "g3", "T2": "n9", "CM": "s9"}, face_up=False)
+    position.apply_action(End())  # he lets his window at the phase start go by
+    s.load(dump_state(position))
+    link = f"{url}kf2100?table={table.id}"
+    browsers = []
+    for token in (t_token, c_token):
+        ctx = browser.new_context(viewport={"width": 1420, "height": 1000})
+        ctx.add_cookies([{"name": TOKEN_COOKIE, "value": token, "url": url}])
+        browsers.append(ctx.new_page())
+    t, c = browsers
+    opened = []
+    for page, address in ((t, link), (c, f"{link}&seat={urllib.parse.quote('Clone Master')}")):
+        count = len(pages)
+        page.goto(address)
+        page.wait_for_function(BOARD_READY, arg="board", timeout=WAIT)
+        until(lambda count=count: len(pages) > count, page)
+        opened.append(pages[-1].game)
+    mine, his = opened
+    until(lambda: table.seats_of(c_token) == ["Clone Master"] and his.sides.held == [1] and mine.sides.held == [0], c)
+    assert s.state.step is Step.MOVE and s.person_to_move() == 0 and not s.hand_over
+    reveal = c.get_by_role("button", name="Reveal the Clone Master now")
+    expect(reveal).to_be_visible(timeout=WAIT)
+    assert not mine.standing.shown() and t.get_by_role("button", name="Reveal the Clone Master now").count() == 0
+
+    # The Terminators move T1; then, in the middle of their move, the Clone Master reveals himself.
+    until(lambda: mine.board.frames["where"].get("T1") == mine.board.model.col_row("g3"), t)
+    for _ in range(3):  # a quick second click on one spot can be read as a double tap: click again if so
+        click_square(t, mine, "g3")
+        try:
+            wait_for(lambda: s.selected == "T1", t, timeout=5.0)
+            break
+        except AssertionError:
+            continue
+    until(lambda: s.selected == "T1", t)
+    click_square(t, mine, "g5")
+    until(lambda: s.state.figs["T1"].pos == s.game.board.square("g5"), t)
+    expect(reveal).to_be_visible(timeout=WAIT)
+    reveal.click()
+    until(lambda: s.state.step is Step.BONUS_MOVE and s.state.figs["CM"].face_up, c)
+    t.wait_for_function(f"() => ({BOARD_DETAILS})().some(d => d.startsWith('CM: Clone Master on s9'))", timeout=WAIT)
+    expect(reveal).to_be_hidden(timeout=WAIT)
+
+    # His bonus move, by a click on his board; then the Terminators' move goes on where it was.
+    until(lambda: "u9" in his.session.reachable("CM") and his.board.frames["costs"]["text"], c)
+    click_square(c, his, "u9")
+    until(lambda: s.state.step is Step.MOVE and s.person_to_move() == 0, c)
+    assert s.state.figs["CM"].pos == s.game.board.square("u9") and s.state.figs["T1"].mp == 3
+    t.wait_for_function(f"() => ({BOARD_DETAILS})().some(d => d.startsWith('CM: Clone Master on u9'))", timeout=WAIT)
+    assert server_errors == []
