@@ -70,7 +70,7 @@ class Board(pn.viewable.Viewer):
         """Bring the moving layers in step: a layer is sent only when its data changed."""
         new = frames(self.session, self.model, self.armed, self.sides)
         old, self.frames = self.frames, new
-        if any(new[name] != old[name] for name in ("marks", "costs", "counters", "labels", "way")):
+        if any(new[name] != old[name] for name in ("marks", "costs", "counters", "labels")):
             self.pipe.send(pieces(new))
         if new["trail"] != old["trail"]:
             self.trail.send(layer_data(new["trail"]))
