@@ -35,6 +35,8 @@ class Board(pn.viewable.Viewer):
     sides = param.ClassSelector(class_=Sides, doc="The sides this page shows and plays (both by default).")
     may_act = param.Callable(default=None, doc="At a table: called before a click changes the game; it says why "
                              "not on this page and returns False for a watcher or a browser without the seat.")
+    mark_way = param.Boolean(default=False, doc="A click on a square adds it to the selected figure's way, even a "
+                             "green one (a click on the way's last square again moves there).")
 
     def __init__(self, **params: Any) -> None:
         if params.get("sides") is None:
@@ -46,13 +48,14 @@ class Board(pn.viewable.Viewer):
         self.frames = frames(s, self.model, self.armed, self.sides)
         self.pipe = hv.streams.Pipe(data=pieces(self.frames))
         self.trail = hv.streams.Pipe(data=layer_data(self.frames["trail"]))
+        self.way_line = hv.streams.Pipe(data=self.frames["way"])
         self.tap = hv.streams.Tap(transient=True)
         self.tap.add_subscriber(self._on_tap)
         self._pane = pn.pane.HoloViews(self._plot(), linked_axes=False, name="board", margin=0)
         # A change may come from another browser at the table: the board's layers follow on this page's document.
         doc = page_document()
         s.param.watch(on_page_of(doc, self._on_version), ["version"])
-        s.param.watch(on_page_of(doc, self.follow), ["selected"])
+        s.param.watch(on_page_of(doc, self.follow), ["selected", "way"])
         self.param.watch(on_page_of(doc, self.follow), ["armed"])
         self.sides.param.watch(on_page_of(doc, self._on_version), ["held"])
 
@@ -71,6 +74,8 @@ class Board(pn.viewable.Viewer):
             self.pipe.send(pieces(new))
         if new["trail"] != old["trail"]:
             self.trail.send(layer_data(new["trail"]))
+        if new["way"] != old["way"]:
+            self.way_line.send(new["way"])
 
     def _plot(self) -> hv.Overlay:
         use_bokeh()
@@ -103,8 +108,10 @@ class Board(pn.viewable.Viewer):
                     text_font_size="7pt", text_color="tcolour", text_font_style="bold", **still))
 
         layers = hv.DynamicMap(moving, streams=[self.pipe])
+        way = hv.DynamicMap(lambda data: hv.Path(data, kdims=["x", "y"]), streams=[self.way_line]).opts(
+            color="#7c3aed", line_width=3, line_dash="dotted", alpha=0.9, **still)
         # the room names under the counters: a counter on a room's top edge hides its name, never the other way
-        return (base * edge * fixed * rooms * trail * layers).opts(
+        return (base * edge * fixed * rooms * trail * way * layers).opts(
             hv.opts.Overlay(xlim=xlim, ylim=ylim, frame_width=round((xlim[1] - xlim[0]) * SCALE),
                             frame_height=round((ylim[1] - ylim[0]) * SCALE), xaxis=None, yaxis=None, toolbar=None,
                             show_frame=False, bgcolor="#f8fafc", border=0, backend_opts={"plot.name": "board"}))
@@ -187,7 +194,13 @@ class Board(pn.viewable.Viewer):
             return self._refuse("click one of your figures first")
         if square is None:
             return self._refuse(inside)
-        return s.move(square)
+        # The way: a square that is not a destination (or any square, while marking the way) is one to pass
+        # through; a destination is where the move goes, by the way picked so far.
+        if self.mark_way:
+            return s.move(square) if s.way and square == s.way[-1] else s.add_waypoint(square)
+        if square in s.reachable() or (fid is not None and st.figs[fid].side != player):
+            return s.move(square)
+        return s.add_waypoint(square)
 
     def click_square(self, square: str) -> bool:
         """Click the middle of a square (tests, notebooks)."""

@@ -19,9 +19,11 @@ from apps.kf2100 import views
 from apps.kf2100.board import Board
 from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns
+from apps.kf2100.sides import Sides
 from engine.core.session import BOT, PERSON, Level, Notice
-from engine.kf2100.session import SCENARIOS, KungFuSession
-from engine.kf2100.state import PLAYER_NAMES
+from engine.kf2100.session import SCENARIOS, KungFuSession, way_text
+from engine.kf2100.state import CLONE_MASTER, PLAYER_NAMES
+from engine.kf2100.steps import Step
 from engine.kf2100.table import secret_seed
 
 MAY_ACT_DOC = ("At a table: called before a click changes the game; it says why not on this page and returns False "
@@ -105,6 +107,112 @@ class DecisionPanel(pn.viewable.Viewer):
             return s.handover is not None and s.take_screen(s.handover)
         assert choice.action is not None
         return s.attempt(s.play, choice.action)
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._view
+
+
+class WayControls(pn.viewable.Viewer):
+    """The way of the selected figure's move: what it costs and which rooms it wakes, a switch that makes every
+    click on the board a square of the way, and Clear the way. Shown while the page's side moves a figure."""
+
+    session = param.ClassSelector(class_=KungFuSession)
+    board = param.ClassSelector(class_=Board)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        s, b = self.session, self.board
+        self.mark = pn.widgets.Toggle(label="Mark the way", value=b.mark_way, margin=(3, 4), width=120)
+        self.mark.link(b, value="mark_way")
+        self.clear = pn.widgets.Button(label="Clear the way", margin=(3, 4), width=120)
+        self.clear.on_click(on_page(self.clear_way, s))
+        self.text = pn.pane.Markdown(self.describe(), margin=(0, 6), renderer_options=NO_HTML, name="way")
+        self._view = pn.Column(self.text, pn.Row(self.mark, self.clear, margin=0), margin=0,
+                               sizing_mode="stretch_width", visible=self.shown())
+        follow = on_page_of(page_document(), self._follow)
+        s.param.watch(follow, ["version", "selected", "way"])
+        b.param.watch(follow, ["mark_way"])
+        b.sides.param.watch(follow, ["held"])
+
+    def shown(self) -> bool:
+        """Whether the page's side is moving a figure now (the way is then its to pick)."""
+        s = self.session
+        return (bool(s.selected) and s.state.step is Step.MOVE and s.handover is None
+                and self.board.sides.acting(s) is not None)
+
+    def describe(self) -> str:
+        """The way in words, or how to pick one."""
+        s = self.session
+        way = s.way_shown()
+        if way is not None:
+            return way_text(way) + "."
+        if self.board.mark_way:
+            return f"Click the squares {s.selected or 'the figure'} is to pass through, in order."
+        return "By the cheapest path. To choose the way, click a square that is not green (or Mark the way)."
+
+    def _follow(self, *_events: Any) -> None:
+        self._view.visible = self.shown()
+        self.clear.disabled = not self.session.way
+        text = self.describe()
+        if self.text.object != text:
+            self.text.object = text
+
+    def clear_way(self) -> bool:
+        """Clear the way (a table's page asks may_act first: the way is the game's, shared by its browsers)."""
+        if self.may_act is not None and not self.may_act():
+            return False
+        return self.session.clear_way()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._view
+
+
+class StandingControl(pn.viewable.Viewer):
+    """The Clone Master's standing control at a table: "At any time (even during the Terminator's turn) the Clone
+    Master player may voluntarily activate the Clone Master counter" (seed). Shown only on the page of a browser
+    that holds the Clone Master's seat alone (at one screen his windows stay at the phase starts, so no extra
+    hand-over is due), while he may reveal himself and it is not his turn; a click from any other page is refused.
+    """
+
+    session = param.ClassSelector(class_=KungFuSession)
+    sides = param.ClassSelector(class_=Sides)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
+    at_table = param.Boolean(default=False)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.button = pn.widgets.Button(label="Reveal the Clone Master now", color="warning", margin=(3, 4),
+                                        description="He may reveal himself at any time, even during the "
+                                        "Terminators' turn; his bonus move follows at once.")
+        self.button.on_click(on_page(self.reveal, self.session))
+        self._view = pn.Column(self.button, margin=0, visible=self.shown())
+        follow = on_page_of(page_document(), self._follow)
+        self.session.param.watch(follow, ["version"])
+        self.sides.param.watch(follow, ["held"])
+
+    def mine(self) -> bool:
+        """Whether this page is the Clone Master's own seat at a table (the only page with the control)."""
+        return self.at_table and self.sides.held == [CLONE_MASTER]
+
+    def shown(self) -> bool:
+        s = self.session
+        return self.mine() and s.person_to_move() != CLONE_MASTER and bool(s.standing(CLONE_MASTER))
+
+    def _follow(self, *_events: Any) -> None:
+        shown = self.shown()
+        if self._view.visible != shown:
+            self._view.visible = shown
+
+    def reveal(self) -> bool:
+        """Reveal the Clone Master now; refused, changing nothing, for a watcher, a page without his seat, or
+        when he may not (the reason is the engine's)."""
+        if self.may_act is not None and not self.may_act(move=False):
+            return False
+        if not self.mine():
+            self.session.refuse("only the Clone Master's player, at a seat of his own, may reveal him out of turn")
+            return False
+        return self.session.reveal_clone_master()
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._view

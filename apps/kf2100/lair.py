@@ -353,11 +353,17 @@ def frames(session: KungFuSession, model: BoardModel, armed: tuple[str, str] | N
         (x0, y0), (x1, y1) = model.centre(*c0), model.centre(*model.col_row(end))
         for k, v in zip(("x0", "y0", "x1", "y1"), (x0, y0, x1, y1), strict=True):
             trail[k].append(v)
+    way: list[tuple[float, float]] = []
+    shown = s.way_shown() if selected and step is Step.MOVE and legal else None
+    if shown is not None:  # the way picked: its squares as a dotted line, the squares picked outlined
+        way = [model.centre(*model.col_row(sq)) for sq in shown.squares]
+        for sq in s.way:
+            mark(sq, "#c4b5fd", "#7c3aed", 0.5, 2.5)
     for eid, sq in model.equipment_square.items():
         if not st.equipment[eid]:
             mark(sq, "#111827", "#111827", 0.85, 1.0)
     return {"counters": rects, "labels": labels, "where": where, "marks": marks, "costs": costs, "trail": trail,
-            "view": view}
+            "way": way, "view": view}
 
 
 def armed_after(s: KungFuSession, armed: tuple[str, str] | None,

@@ -16,7 +16,7 @@ import param
 from apps._files import NO_HTML
 from apps.kf2100 import charts, game_theory, reference, victory, views
 from apps.kf2100.board import Board
-from apps.kf2100.controls import DecisionPanel, GameControls
+from apps.kf2100.controls import DecisionPanel, GameControls, StandingControl, WayControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
 from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns, Outlook
@@ -72,6 +72,8 @@ class KungFuPage(pn.viewable.Viewer):
         s = self.session
         self.board = Board(session=s, sides=self.sides, may_act=self.may_act)
         self.decisions = DecisionPanel(session=s, board=self.board, may_act=self.may_act)
+        self.way = WayControls(session=s, board=self.board, may_act=self.may_act)
+        self.standing = StandingControl(session=s, sides=self.sides, may_act=self.may_act, at_table=self.at_table)
         self.bots = BotTurns(session=s, delay=self.bot_delay, active=self.served and not self.at_table)
         self.outlook = Outlook(session=s)
         self.controls = GameControls(session=s, bots=self.bots, autosave=self.served and not self.at_table,
@@ -117,7 +119,7 @@ class KungFuPage(pn.viewable.Viewer):
                         pn.pane.HTML(reference.crt_html(), stylesheets=[ODDS_CSS], margin=(0, 6)),
                         title="Rules and the CRT", collapsed=True, sizing_mode="stretch_width", name="reference")
         right = pn.Column(
-            box("Your move", self.decisions, self.bots, sizing_mode="stretch_width"),
+            box("Your move", self.decisions, self.standing, self.way, self.bots, sizing_mode="stretch_width"),
             box("Game", md(self._bound(lambda: views.side_markdown(s, self.at_table), v), margin=(0, 6),
                            sizing_mode="stretch_width", renderer_options=NO_HTML), sizing_mode="stretch_width"),
             rules,

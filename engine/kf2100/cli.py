@@ -107,6 +107,30 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solo_points(args: argparse.Namespace) -> int:
+    from engine.kf2100.tournament import points_summary, solo_points
+
+    try:
+        points = solo_points(args.games, args.seed, args.terminators, args.clone_master)
+    except ValueError as exc:
+        print(f"dojo kf2100 solo-points: {exc}", file=sys.stderr)
+        return 2
+    summary = points_summary(points)
+    if args.json:
+        print(json.dumps({"games": args.games, "seed": args.seed, "terminators": args.terminators,
+                          "clone_master": args.clone_master, "results": points.result.value_counts().to_dict(),
+                          "summary": summary.to_dict(orient="records")}, indent=1))
+        return 0
+    print(f"Kung Fu 2100 Solo points: {args.terminators} Terminator against {args.clone_master} Clone Master, "
+          f"{args.games} games (the tournament's games of seed {args.seed})")
+    for row in summary.itertuples():
+        print(f"  {row.points:13s} mean {row.mean:6.2f} (95% CI {row.low:.2f}-{row.high:.2f}), sd {row.sd:.1f}, "
+              f"quartiles {row.q1:g} / {row.median:g} / {row.q3:g}, range {row.min:g}-{row.max:g}")
+    for result, n in points.result.value_counts().items():
+        print(f"  {str(result).replace('_', ' '):28s} {n:5d}")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("kf2100", help="Kung Fu 2100 tools")
     sub = parser.add_subparsers(dest="kf2100_command", metavar="COMMAND", required=True)
@@ -129,3 +153,13 @@ def register(subparsers: Any) -> None:
     tour.add_argument("--seed", type=int, default=0, help="random seed, the same for every pairing (default 0)")
     add_run_options(tour)
     tour.set_defaults(func=_tournament)
+
+    pts = sub.add_parser("solo-points", help="the Solo points of bot games, with 95%% intervals",
+                         description="The Solo scenario's points (the Terminator's, the Clone Master's and their "
+                                     "difference) over the tournament's games of a seed, in this process.")
+    pts.add_argument("--games", type=int, default=1000, help="games (default 1000)")
+    pts.add_argument("--seed", type=int, default=0, help="the tournament's seed (default 0)")
+    pts.add_argument("--terminators", default="heuristic", metavar="BOT", help="the Terminator's bot")
+    pts.add_argument("--clone-master", default="heuristic", metavar="BOT", help="the Clone Master's bot")
+    pts.add_argument("--json", action="store_true", help="print the report as JSON")
+    pts.set_defaults(func=_solo_points)

@@ -48,6 +48,7 @@ from engine.kf2100.bots import HeuristicBot
 from engine.kf2100.data import CHIT_TECHNIQUES, WEAPON_CHITS
 from engine.kf2100.odds import CombatOdds, attack_odds, combat_odds, p_hit
 from engine.kf2100.state import PHASE_TITLES, PLAYER_NAMES, KungFuGame, KungFuState
+from engine.kf2100.state_movement import Way
 
 SESSION_FORMAT = "tabletop-dojo/kf2100-session"
 SESSION_VERSION = 2  # 2: the seats are GameSession's ("person"/"bot"); the log is checked against the game
@@ -86,6 +87,8 @@ class KungFuSession(GameSession):
         class_=KungFuState, doc="The game in progress.")
     seats = param.List(default=default_seats(), item_type=Seat, doc="The Terminators' and the Clone Master's seats.")
     selected = param.String(default="", doc="The selected figure")
+    way = param.List(default=[], item_type=str, doc="Squares the selected figure's move is to go through, in order "
+                     "(picked by clicks; empty: the cheapest path)")
     pace = param.Boolean(default=False, doc="Stop before each bot or dice action; step() plays one")
     bot_level: param.Selector[str] = param.Selector(
         objects=list(BOT_LEVELS), default="heuristic",
@@ -234,6 +237,35 @@ class KungFuSession(GameSession):
             self._undo = []
         self._publish(trial, "")
 
+    def standing(self, player: int) -> list[KFAction]:
+        """What ``player``, a person, may do now out of turn (the Clone Master's reveal; see
+        ``KungFuState.standing_actions``); nothing for a bot's seat or while a hot-seat hand-over is due."""
+        if player not in (0, 1) or self.seat(player) != PERSON or self.handover is not None:
+            return []
+        return [a for a in self.state.standing_actions(player) if isinstance(a, KFAction)]
+
+    def play_standing(self, player: int, action: KFAction) -> None:
+        """Play ``player``'s out-of-turn ``action`` (the Clone Master revealing himself during the Terminators'
+        turn); then he makes his bonus move and play goes back where it was. A refusal raises IllegalActionError
+        with its reason and changes nothing. It reveals him, so no move before it can be taken back."""
+        if player not in (0, 1) or self.seat(player) != PERSON:
+            raise IllegalActionError("out of turn only a person's side may act, not a bot's")
+        self._check_screen()
+        reason = self.state.standing_refusal(player, action)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        trial = self.state.clone()
+        trial.apply_standing_action(player, action)
+        self.last_action = action
+        self._undo = []
+        self.moves = []
+        self._play_on(trial)
+        self._publish(trial, "The Clone Master reveals himself.")
+
+    def reveal_clone_master(self) -> bool:
+        """The Clone Master's standing control: reveal him now, even during the Terminators' turn."""
+        return self.attempt(self.play_standing, 1, Activate("CM"))
+
     def can_undo(self) -> bool:
         """Whether the last move can be taken back (see :meth:`undo`)."""
         return bool(self._undo) and self._undo[-1][2] is self.state
@@ -298,6 +330,7 @@ class KungFuSession(GameSession):
         with param.parameterized.batch_call_watchers(self):
             self.log = [e for e in state.log if "roll" in e]
             self.selected = ""
+            self.way = []
             self.state = state
             self.notice = self._turn_notice(done)
             self._changed()
@@ -368,15 +401,61 @@ class KungFuSession(GameSession):
             return False
         with param.parameterized.batch_call_watchers(self):  # the game is unchanged: only the board follows
             self.selected = f.id
-            self.notice = Notice(f"{f.id} selected: click a green square (its number is the cost).")
+            self.way = []
+            self.notice = Notice(f"{f.id} selected: click a green square (its number is the cost), or a square "
+                                 "on the way you want it to take.")
         return True
 
     def move(self, square: str, figure: str | None = None) -> bool:
+        """Move a figure to ``square``: the selected one by the way picked for it (:attr:`way`), else by the
+        cheapest path."""
         fid = (figure or self.selected).upper()
         if not fid:
             self.refuse("select a figure first")
             return False
+        if self.way and fid == self.selected:
+            way = self.state.way_through(fid, self.way, str(square).lower())
+            if isinstance(way, str):
+                self.refuse(way)
+                return False
+            return self.attempt(self.play, way.move())
         return self.attempt(self.play, Move(fid, square.lower()))
+
+    # --- the way of a move, picked square by square ------------------------------------------------
+    def add_waypoint(self, square: str) -> bool:
+        """Add ``square`` to the way of the selected figure's move (the cheapest path joins the squares picked);
+        refused, the way unchanged, when the figure could not walk it with its points."""
+        fid = self.selected
+        if not fid or self.person_to_move() is None or self.state.figs[fid].side != self.person_to_move():
+            self.refuse("select one of your figures first, then click the squares of its way")
+            return False
+        if self.handover is not None:
+            self.refuse(f"hand the screen to the {PLAYER_NAMES[self.handover]} first")
+            return False
+        way = self.state.way_through(fid, [*self.way, str(square).lower()])
+        if isinstance(way, str):
+            self.refuse(way)
+            return False
+        with param.parameterized.batch_call_watchers(self):  # the game is unchanged: the board and way follow
+            self.way = [*self.way, str(square).lower()]
+            self.notice = Notice(f"{way_text(way)}. Click a green square to go there by this way.")
+        return True
+
+    def clear_way(self) -> bool:
+        """Forget the squares picked for the way: the move goes by the cheapest path again."""
+        with param.parameterized.batch_call_watchers(self):
+            self.way = []
+            self.notice = Notice("The way is cleared: a move goes by the cheapest path." if self.selected
+                                 else self.prompt())
+        return True
+
+    def way_shown(self) -> Way | None:
+        """The way picked so far for the selected figure , or
+        None when none is picked or it no longer fits the game."""
+        if not self.way or not self.selected:
+            return None
+        way = self.state.way_through(self.selected, self.way)
+        return None if isinstance(way, str) else way
 
     def place(self, figure: str, square: str) -> bool:
         return self.attempt(self.play, Place(figure.upper(), square.lower()))
@@ -429,6 +508,8 @@ class KungFuSession(GameSession):
         if not fid or fid not in self.state.figs:
             return {}
         moves = {a.square for a in self.legal() if isinstance(a, Move) and a.figure == fid}
+        if self.way and fid == self.selected:  # by the way picked: what it costs that way
+            return {sq: c for sq, c in self.state.reachable_by(fid, self.way).items() if sq in moves}
         return {sq: c for sq, c in self.state.reachable(fid).items() if sq in moves}
 
     def view(self, player: int | None = None) -> dict[str, Any]:
@@ -600,6 +681,13 @@ class KungFuSession(GameSession):
         self.viewer = self._first_viewer()
 
 
+def way_text(way: Way) -> str:
+    """A way in words: its squares, its cost against the points, the rooms it wakes."""
+    wakes = ", ".join(way.wakes) if way.wakes else "no room"
+    return (f"Way of {way.figure}: {' '.join(way.squares)} ({way.cost} of {way.points} movement points;"
+            f" wakes {wakes})")
+
+
 def outlook_open(state: KungFuState) -> bool:
     """Whether the whole-combat outlook may be shown: a combat before any chit is chosen."""
     c = state.combat
@@ -631,4 +719,4 @@ def _check_playable(state: KungFuState, rng: np.random.Generator, seats: list[st
 
 
 __all__ = ["SESSION_FORMAT", "SESSION_VERSION", "KungFuSession", "answer_column", "default_seats", "outlook_of",
-           "outlook_open"]
+           "outlook_open", "way_text"]

@@ -204,6 +204,33 @@ class KungFuState(SaveRules):
         self._legal = None
         self.cm_window = True
 
+    # --- the Clone Master's standing control: an action of his taken out of turn ------------------------------
+    def standing_actions(self, player: int) -> list[KFAction]:
+        """What ``player`` may do now although it is not his turn: the Clone Master's ``activate CM`` wherever he
+        may open his window (``cm_window_refusal``), for a page that gives his player a standing control (with a
+        seat per browser; at one screen, the phase starts are his windows). Nothing for anyone else."""
+        if player != CLONE_MASTER or self.cm_window_refusal() is not None:
+            return []
+        return [Activate("CM")]
+
+    def standing_refusal(self, player: int, action: Action) -> str | None:
+        """Why ``player`` may not take ``action`` out of turn now, or None."""
+        if player != CLONE_MASTER:
+            return "only the Clone Master may act out of turn (to reveal himself)"
+        if action != Activate("CM"):
+            return f"out of turn the Clone Master may only reveal himself (activate CM), not {str(action)[:40]}"
+        return self.cm_window_refusal()
+
+    def apply_standing_action(self, player: int, action: Action) -> None:
+        """Take ``action`` out of turn: the Clone Master reveals himself at once (his window opened and taken), and
+        his bonus move follows; play goes back where it was after it. Refused with its reason
+        (IllegalActionError), changing nothing, when ``standing_refusal`` says no."""
+        reason = self.standing_refusal(player, action)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        self.open_cm_window()
+        self.apply_action(action)
+
     def _route_refusal(self, a: Move, player: int) -> str | None:
         """A move by a way of its own: legal when the move to its square is, and the way is one the figure can
         walk with the points it has (and, onto another counter, leaves it points to step off again)."""

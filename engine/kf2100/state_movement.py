@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from engine.core.protocol import Action
 from engine.kf2100.actions import (
     Move,
@@ -14,6 +17,26 @@ from engine.kf2100.figures import (
     Figure,
 )
 from engine.kf2100.state_setup import SetupRules
+
+BLOCKED = {"wall": "a wall", "equipment": "vital equipment"}
+"""What a square no one may walk onto is, in words (else the closed armored door)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Way:
+    """A way a figure would walk now: its squares (where it stands, or the entry square it steps onto, first),
+    what they cost, the points it has, and the rooms whose face-down counters it would turn up. A page shows it
+    while the player picks the way; :meth:`move` is the action that walks it."""
+
+    figure: str
+    squares: tuple[str, ...]
+    cost: int
+    points: int
+    wakes: tuple[str, ...]
+
+    def move(self) -> Move:
+        """The move along this way (its inner squares as ``via``; a single step needs none)."""
+        return Move(self.figure, self.squares[-1], self.squares[1:-1])
 
 
 class MovementRules(SetupRules):
@@ -176,12 +199,21 @@ class MovementRules(SetupRules):
         if f.kind == "clone_master":
             self.bonus_mp = self.utype(f).bonus_move
 
-    def _enter_rooms(self, f: Figure, path: list[int]) -> None:
+    def _woken(self, f: Figure, path: Sequence[int]) -> list[Figure]:
+        """The face-down counters a walk of ``f`` over ``path`` turns up: those in the rooms a Terminator enters
+        ("Terminators entering a room automatically activate ... all face down Clone Master units in that room")."""
+        if f.kind != "terminator":
+            return []
         rooms = {self.board.room(sq) for sq in path} - {None}
-        for g in list(self.figs.values()):
-            if g.side == CLONE_MASTER and g.status == "active" and not g.face_up and g.pos >= 0 \
-                    and (room := self.board.room(g.pos)) is not None and room in rooms:
-                self._activate(g, f"{f.id} entered the {self.board.lair.rooms[room].name}")
+        return [g for g in self.figs.values()
+                if g.side == CLONE_MASTER and g.status == "active" and not g.face_up and g.pos >= 0
+                and self.board.room(g.pos) in rooms]
+
+    def _enter_rooms(self, f: Figure, path: list[int]) -> None:
+        for g in self._woken(f, path):
+            room = self.board.room(g.pos)
+            assert room is not None
+            self._activate(g, f"{f.id} entered the {self.board.lair.rooms[room].name}")
 
     def _solo_activation(self) -> None:
         """Solo: the two face-down counters nearest the Terminator are activated."""
@@ -231,6 +263,61 @@ class MovementRules(SetupRules):
             cost += board.step_cost(here, sq, monkey)
             path.append(sq)
         return path, cost
+
+    def way_through(self, fid: str, waypoints: Sequence[str], square: str | None = None) -> Way | str:
+        """The way ``fid`` would walk now through ``waypoints`` in order (the cheapest path between each two, as a
+        player picks a way by clicking squares on it), on to ``square`` when given, or why there is none: not a
+        figure that moves now, a square off the map or not walkable, or a way longer than its points. Changes
+        nothing; the move it gives (:meth:`Way.move`) is checked again when played."""
+        f = self.figs.get(str(fid).upper())
+        if f is None:
+            return f"there is no figure {str(fid)[:20]}"
+        bonus = self.bonus_mp > 0 and f.id == "CM"
+        points = self.bonus_mp if bonus else f.mp
+        if not self.move_tree(f, points) or not any(
+                isinstance(a, Move) and a.figure == f.id for a in self.legal_actions()):
+            return f"{f.id} cannot move now"
+        board = self.board
+        try:
+            stops = [board.square(x) for x in [*waypoints, *([square] if square is not None else [])]]
+        except ValueError as exc:
+            return str(exc)
+        door_open = self.door_broken or f.kind == "constabulary"
+        monkey = self.can_monkey(f)
+        if f.status == "waiting":
+            path, cost = [board.entry_squares[f.entry]], 1
+        else:
+            path, cost = [f.pos], 0
+        for stop in stops:
+            if not board.open_to(stop, door_open):
+                what = BLOCKED.get(board.cells[stop].kind, "the armored door")
+                return f"{board.names[stop]} is {what}: no figure may stand there"
+            tree = board.reachable(path[-1], points - cost, monkey, door_open)
+            if stop not in tree:
+                so_far = f" and the way to {board.names[path[-1]]} costs {cost}" if len(path) > 1 else ""
+                return f"{board.names[stop]} is out of {f.id}'s reach: it has {points} movement points{so_far}"
+            cost += tree[stop][0]
+            path += Board.path(tree, stop)[1:]
+        return Way(f.id, tuple(board.names[sq] for sq in path), cost, points,
+                   tuple(dict.fromkeys(board.lair.rooms[r].name for g in self._woken(f, path)
+                                       if (r := board.room(g.pos)) is not None)))
+
+    def reachable_by(self, fid: str, waypoints: Sequence[str]) -> dict[str, int]:
+        """The squares ``fid`` may end its move on now by a way through ``waypoints`` (then the cheapest path on),
+        with the whole way's cost: :meth:`reachable` once the player has picked squares on the way."""
+        way = self.way_through(fid, waypoints)
+        if isinstance(way, str):
+            return {}
+        f = self.figs[way.figure]
+        door_open = self.door_broken or f.kind == "constabulary"
+        tree = self.board.reachable(self.board.square(way.squares[-1]), way.points - way.cost, self.can_monkey(f),
+                                    door_open)
+        out = {}
+        for sq in tree:
+            end = self.way_through(fid, waypoints, self.name(sq))
+            if not isinstance(end, str) and self.illegal_reason(end.move()) is None:
+                out[end.squares[-1]] = end.cost
+        return out
 
     def _do_move(self, f: Figure, action: Move, bonus: bool = False) -> None:
         sq = self.board.square(action.square)

@@ -91,6 +91,46 @@ def side_rows(scenario: str, bots: tuple[str, str], grades: Counter[str], turns:
     return rows
 
 
+def solo_points(games: int = 1000, seed: int | None = 0, terminators: str = "heuristic",
+                clone_master: str = "heuristic") -> pd.DataFrame:
+    """The Solo points of each of ``games`` games of one pairing, one row a game (its result, the Terminator's and
+    the Clone Master's points, their difference, the turn it ended): the tournament's own games (its chunks and
+    their seeds, so ``tournament(["solo"], ...)`` with the same seed counts the same results), played here in
+    this process (a Solo game takes a few hundredths of a second). The points are what the seed's Solo scoring
+    gives (``KungFuState.solo_points``); :func:`points_summary` gives their means with 95% intervals."""
+    if type(games) is not int or games < 1:
+        raise ValueError(f"games must be a whole number of at least 1, not {games!r}")
+    game = KungFuGame("solo")
+    sizes = chunk_sizes(games, CHUNK)
+    rows = []
+    for chunk_seed, n in zip(chunk_seeds(seed, len(sizes)), sizes, strict=True):
+        policies = [make_bot(terminators, TERMINATORS, game), make_bot(clone_master, CLONE_MASTER, game)]
+        rng = make_rng(chunk_seed)
+        for _ in range(n):
+            end = play_game(game.new_initial_state(), policies, rng)
+            t, cm = end.solo_points()
+            rows.append({"result": end.result, "terminator": t, "clone_master": cm, "margin": t - cm,
+                         "turn": min(end.turn, game.scenario.turns)})
+    return pd.DataFrame(rows, columns=["result", "terminator", "clone_master", "margin", "turn"])
+
+
+def points_summary(points: pd.DataFrame) -> pd.DataFrame:
+    """Mean, standard deviation, 95% interval of the mean (Student's t) and quartiles of each points column of
+    :func:`solo_points`."""
+    from scipy import stats
+
+    out = []
+    for column in ("terminator", "clone_master", "margin"):
+        x = points[column].to_numpy(dtype=float)
+        mean, sd = float(x.mean()), float(x.std(ddof=1)) if len(x) > 1 else 0.0
+        half = float(stats.t.ppf(0.975, len(x) - 1)) * sd / np.sqrt(len(x)) if len(x) > 1 else float("nan")
+        q1, median, q3 = np.percentile(x, [25, 50, 75])
+        out.append({"points": column, "games": len(x), "mean": mean, "sd": sd, "low": mean - half,
+                    "high": mean + half, "min": float(x.min()), "q1": q1, "median": median, "q3": q3,
+                    "max": float(x.max())})
+    return pd.DataFrame(out)
+
+
 def tournament(
     scenarios: Iterable[str] = ("basic",),
     terminators: Iterable[str] = ("heuristic",),
