@@ -98,6 +98,15 @@ class MemoryRelease:
             self._trim(0)
 
 
+def freeze_imports() -> None:
+    """Move every object that exists now (the libraries and game modules imported) out of the cyclic collector's
+    sight, once, before any page: a full collection walks every tracked object, and one falling in a click made
+    the ~300 ms worst clicks of issue 11 (measured with the three games imported: ~170 ms of CPU a full collection,
+    ~55 ms after this). Pages built later are collected as before (``gc.freeze``)."""
+    gc.collect()
+    gc.freeze()
+
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD = ("0.0.0.0", "::", "")
 NO_LOGIN = ("There is no login: anyone who can reach these addresses can open every game, play any seat and "
@@ -154,6 +163,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool | None = None
     """Serve the dashboard until interrupted, printing its URLs first (and, beyond this machine, that there
     is no login)."""
     games = discover_games()
+    freeze_imports()
     lines, origins = serve_plan(port, address, len(games))
     print("\n".join(lines), flush=True)
     pn.state.on_session_destroyed(MemoryRelease().session_destroyed)  # every session of this server

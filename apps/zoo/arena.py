@@ -1,10 +1,13 @@
 """The Kung-Fu Zoo arena: one Bokeh figure, its gestures, and the animation of a flick.
 
 A click (``Tap``) chooses a die, a launch spot or where to place a die knocked out; a drag (``PanStart`` /
-``PanEnd``) aims the flick, its arrow drawn live in the browser while dragging (``CustomJS``). Both reach the
-session through :func:`apps.commands.on_page`. The figure's data sources follow the session's parameters:
-every redraw goes through ``pn.state.execute``, which runs it at once under the document lock (a click, a
-notebook) or on the page's next tick (a result that came back from a worker thread), never from a thread.
+``PanEnd``) aims the flick, its arrow drawn live in the browser while dragging (``CustomJS``). The browser writes
+each gesture into a data source (``gesture``) that the arena watches, and from there it reaches the session
+through :func:`apps.commands.on_page`: not through Python callbacks of Bokeh's events, which in a notebook lose a
+widget change the browser sends with them (see :data:`GESTURE_JS`). The figure's data sources follow the
+session's parameters: every redraw goes through ``pn.state.execute``, which runs it at once under the document
+lock (a click, a notebook) or on the page's next tick (a result that came back from a worker thread),
+never from a thread.
 
 A committed flick animates in the browser from the engine's frames (``requestAnimationFrame``, interpolating
 the frames at the display's rate, each stunned die's hatch moving with it); the browser reports the end and
@@ -20,7 +23,6 @@ from typing import Any
 
 import panel as pn
 import param
-from bokeh.events import DoubleTap, PanEnd, PanStart, Tap
 from bokeh.models import ColumnDataSource, CustomJS
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
@@ -123,6 +125,21 @@ function step(now) {
 requestAnimationFrame(step);
 """
 
+GESTURE_JS = """{
+  const d = gesture.data, seqs = d instanceof Map ? d.get('seq') : d['seq'];
+  const seq = seqs && seqs.length ? Number(seqs[0]) : 0, st = window.dojoZooDrag;
+  const g = cb_obj.event_name !== 'panend' ? ['tap', cb_obj.x, cb_obj.y, cb_obj.x, cb_obj.y]
+    : (st ? ['drag', st[0], st[1], cb_obj.x, cb_obj.y] : null);
+  if (g) { gesture.data = {kind: [g[0]], x0: [g[1]], y0: [g[2]], x1: [g[3]], y1: [g[4]], seq: [seq + 1]}; }
+}
+"""
+"""JS: a click (tap or double tap) or a finished drag, written into the ``gesture`` source that Python watches.
+
+In a notebook a Python callback of a Bokeh event (``fig.on_event``) on a figure in a ``pn.pane.Bokeh`` runs while
+Panel holds the rest of the browser's message, and Panel's push after it drops what was held: a face chosen just
+before a drag arrived with the drag's press in one message and never reached the session (the log said
+``face=head``). A change of a source's data is held and dispatched in order with the message's other changes."""
+
 DRAG_START_JS = "window.dojoZooDrag = [cb_obj.x, cb_obj.y];"
 DRAG_MOVE_JS = """
 const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
@@ -136,9 +153,8 @@ drag.change.emit();
 DRAG_END_JS = """
 const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
 for (const k of ['x0', 'y0', 'x1', 'y1']) { get(drag, k)[0] = NaN; }
-window.dojoZooDrag = null;
 drag.change.emit();
-"""
+""" + GESTURE_JS + "window.dojoZooDrag = null;\n"
 
 
 def _empty(*keys: str) -> dict[str, list[Any]]:
@@ -198,6 +214,7 @@ class Arena(pn.viewable.Viewer):
             "animtext": ColumnDataSource(_empty(*za.ANIM_TEXT_COLUMNS)),
             "frames": ColumnDataSource(_empty(*za.FRAME_COLUMNS)),
             "done": ColumnDataSource(_empty("seq", "fps", "drawn", "seconds", "wall")),
+            "gesture": ColumnDataSource(_empty("kind", "x0", "y0", "x1", "y1", "seq")),
         }
         fig.quad(left="left", right="right", bottom="bottom", top="top", source=src["bands"], fill_color="#22c55e",
                  fill_alpha=0.35, line_color=None, name="bands")
@@ -245,12 +262,11 @@ class Arena(pn.viewable.Viewer):
         fig.js_on_event("panstart", CustomJS(args={"drag": src["drag"], "frames": src["frames"], "done": src["done"]},
                                              code=DRAG_START_JS))
         fig.js_on_event("pan", CustomJS(args={"drag": src["drag"], "launch": src["launch"]}, code=DRAG_MOVE_JS))
-        fig.js_on_event("panend", CustomJS(args={"drag": src["drag"]}, code=DRAG_END_JS))
-        s = self.session
-        fig.on_event(Tap, lambda ev: on_page(partial(self.tap, ev.x, ev.y), s)(ev))
-        fig.on_event(DoubleTap, lambda ev: on_page(partial(self.tap, ev.x, ev.y), s)(ev))  # two quick clicks
-        fig.on_event(PanStart, lambda ev: self.pan_start(ev.x, ev.y))
-        fig.on_event(PanEnd, lambda ev: on_page(partial(self.pan_end, ev.x, ev.y), s)(ev))
+        fig.js_on_event("panend", CustomJS(args={"drag": src["drag"], "gesture": src["gesture"]}, code=DRAG_END_JS))
+        tapped = CustomJS(args={"gesture": src["gesture"]}, code=GESTURE_JS)
+        fig.js_on_event("tap", tapped)
+        fig.js_on_event("doubletap", tapped)  # two quick clicks are two clicks
+        src["gesture"].on_change("data", self._on_gesture)
         self.figure = fig
         self._pane = pn.pane.Bokeh(fig)
 
@@ -285,6 +301,17 @@ class Arena(pn.viewable.Viewer):
         if 0 <= x <= size and 0 <= y <= size:
             s.refuse("Click one of your dice, or a green spot on a rail; drag to aim.")
         return False
+
+    def _on_gesture(self, _attr: str, _old: Any, new: Any) -> None:
+        """A click or a drag the browser wrote into the ``gesture`` source: run it as a click on the page."""
+        kind, x0, y0, x1, y1 = (list(new.get(k, []))[:1] for k in ("kind", "x0", "y0", "x1", "y1"))
+        if not (kind and x0 and y0 and x1 and y1):
+            return
+        if kind[0] == "tap":
+            on_page(partial(self.tap, float(x0[0]), float(y0[0])), self.session)(None)
+        elif kind[0] == "drag":
+            self.pan_start(float(x0[0]), float(y0[0]))
+            on_page(partial(self.pan_end, float(x1[0]), float(y1[0])), self.session)(None)
 
     def pan_start(self, x: float, y: float) -> None:
         self._pan_start = (x, y)

@@ -330,6 +330,7 @@ def test_zoo_flick_draws_the_aim_its_odds_and_the_heat_map(live):
     cell.get_by_role("button", name="Commit flick").click()  # the flick is played: the board follows it
     live.wait_changed("arena", flicked, "arena, after the flick was committed")
     expect(cell.locator(".prompt")).to_contain_text("P2 (Elephant)", timeout=WAIT)
+    expect(cell.get_by_text("flick C2 from W-dot face=back").first).to_be_visible(timeout=WAIT)  # the face chosen
     live.shot("zoo_flick_played")
 
 
