@@ -13,7 +13,7 @@ from apps import kf2100, kzin, zoo
 pytestmark = pytest.mark.browser
 
 BOARDS = {kzin: "track", kf2100: "board", zoo: "arena"}
-WAIT = 20_000
+WAIT = 30_000  # ms: a loaded machine may take that long to update the page
 
 
 @pytest.mark.parametrize("module", list(BOARDS), ids=lambda m: m.__name__.split(".")[-1])
@@ -27,9 +27,12 @@ def test_reload_then_resume_brings_back_the_same_game(page, serve_app, console_e
     seed = page.get_by_label("Seed")
     seed.fill("7")
     seed.press("Enter")
+    version = first.version
     page.get_by_role("button", name="New game").click()
-    wait_for(lambda: first.seed == 7, page, timeout=WAIT / 1000)
-    page.wait_for_timeout(500)  # let a bot's first moves land
+    # the game as it stands once the new game is made (its seed is set a moment before: Kung Fu 2100's version
+    # moves on after it) and no bot is to move, so that nothing changes it between this read and the reload
+    wait_for(lambda: first.version > version and first.seed == 7 and not first.bot_to_move(), page,
+             timeout=WAIT / 1000)
     played = json.loads(first.save())["game"]
 
     page.reload()
