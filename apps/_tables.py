@@ -21,6 +21,7 @@ may see follows the seats the token holds) and the seat bar's ``may_act`` gate.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import html
 import logging
 import time
@@ -120,7 +121,10 @@ class BotDriver:
             self._step()
             return
         self.busy = True
-        self.task = loop.create_task(self._move())  # kept: a task no one holds may be collected mid-move
+        # kept: a task no one holds may be collected mid-move. Made in a context of its own: a task copies the
+        # context it is made in, Panel's current document with it, and the table outlives the page that poked it
+        # (a closed tab's document, and through its session-destroyed callbacks its page, stayed in memory).
+        self.task = loop.create_task(self._move(), context=contextvars.Context())
 
     def _step(self) -> None:
         self.table.session.attempt(self.table.session.step)
@@ -142,6 +146,7 @@ class BotDriver:
             s.refuse(f"the bot could not move ({type(exc).__name__})")
         finally:
             self.busy = False
+            self.task = None  # done: nothing of this move is kept
         self.poke()
 
 
