@@ -141,12 +141,15 @@ class Table(param.Parameterized):
         names = self.seat_names()
         return names[player] if 0 <= player < len(names) else None
 
-    def refusal(self, token: str | None, move: bool = True) -> str:
+    def refusal(self, token: str | None, move: bool = True, seats: bool = False) -> str:
         """Why the browser with ``token`` may not act now ("" when it may): a move is for the holder of the seat
-        to move; a table command (a new game, a file) is for anyone holding a seat."""
+        to move; a table command (a new game, a file) is for anyone holding a seat; a change of the number of
+        seats (Kung-Fu Zoo's teams) is for the table's maker alone, so no player's seat goes from under them."""
         mine = self.seats_of(token)
         if not mine:
             return "you are watching this table: only the players at it can act"
+        if seats and not (self.owner and token_key(token) == self.owner):
+            return "only the table's maker may change the number of players at it"
         if not move:
             return ""
         seat = self.seat_to_move()
