@@ -86,8 +86,21 @@ def click_first(page: Any, names: tuple[str, ...], timeout: float = 10.0) -> str
 
 SHOWN = ("([pattern, before]) => { const text = (" + PAGE_TEXT + ")();\n"
          "  const found = text.match(new RegExp(pattern));\n"
-         "  return found !== null && found[0] !== before ? found[0] : null; }")
-"""JS: the first text of the page that matches ``pattern`` if it is not ``before`` (else null)."""
+         "  const shown = found === null ? null : found.length > 1 ? found.slice(1).join(' | ') : found[0];\n"
+         "  return shown !== null && shown !== before ? shown : null; }")
+"""JS: the first text of the page that matches ``pattern`` if it is not ``before`` (else null); a pattern with
+groups gives its groups joined by " | " (two parts of the page with what lies between them left out)."""
+
+FIGURE_POINT = """([name, x, y]) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
+  const r = v.canvas.events_el.getBoundingClientRect();
+  return [r.left + v.frame.x_scale.compute(x), r.top + v.frame.y_scale.compute(y)];
+}"""
+"""JS: data (x, y) on the Bokeh figure named ``name`` -> viewport pixels (Playwright's mouse coordinates)."""
+
+
+SETTLE_S = 1.0
+"""Seconds a page's new status must stay the same before it counts as the status after a move."""
 
 
 @dataclass(frozen=True)
@@ -97,23 +110,35 @@ class TablePlay:
     ``move(page)`` makes one move in the browser of the table's first player (its maker). ``status`` is a
     regular expression (JavaScript's and Python's alike) over the page's text that says where the game is: after
     a move, every browser at the table comes to show the same status, and the browsers at other tables keep
-    theirs. ``join`` is added to the table's link for the second browser (``&seat=<name>`` for a second player;
-    empty: a watcher)."""
+    theirs (a pattern with groups: its groups, see :data:`SHOWN`). ``join`` is added to the table's link for the
+    second browser (``&seat=<name>`` for a second player; empty: a watcher)."""
 
     slug: str
     board: str
     move: Callable[[Any], str]
     status: str
     join: str = ""
+    prepare: Callable[[Any], None] | None = None
+    """Done once by the maker's browser before its first move (the move does it too, if it was not): the
+    benchmark calls it so that its first timed click is a move like the others."""
 
     def shown(self, page: Any) -> str:
         """The status this page shows now ('' before it is drawn)."""
         return str(page.evaluate(SHOWN, [self.status, None]) or "")
 
-    def wait_change(self, page: Any, before: str, timeout: float = 30.0) -> str:
-        """Wait, polling in the page on every frame, until it shows a status other than ``before``; the status."""
+    def wait_change(self, page: Any, before: str, timeout: float = 30.0, settle: float = SETTLE_S) -> str:
+        """Wait, polling in the page on every frame, until it shows a status other than ``before``, and then until
+        that status has stayed the same for ``settle`` s (a status made of two panes may show one updated a moment
+        before the other); the status. ``settle=0``: the first change (the delay benchmark's moment)."""
         handle = page.wait_for_function(SHOWN, arg=[self.status, before], polling="raf", timeout=timeout * 1000)
-        return str(handle.json_value())
+        shown, since, end = str(handle.json_value()), time.time(), time.time() + timeout
+        while settle > 0 and time.time() - since < settle:
+            if (now := self.shown(page)) != shown:
+                shown, since = now, time.time()
+            if time.time() > end:
+                raise TimeoutError(f"{self.slug}: the status did not settle in {timeout:.0f} s (last '{shown}')")
+            page.wait_for_timeout(50)
+        return shown
 
     def wait_status(self, page: Any, status: str, timeout: float = 30.0) -> None:
         """Wait until the page shows ``status`` (another browser's, after a move at the table)."""
@@ -124,14 +149,127 @@ class TablePlay:
             page.wait_for_timeout(20)
 
 
+def click_matching(page: Any, names: tuple[re.Pattern[str], ...], timeout: float = 10.0) -> str:
+    """Click the first visible and enabled button whose name matches one of ``names`` (in that order of
+    preference); the name clicked. Waits up to ``timeout`` s for one."""
+    end = time.time() + timeout
+    while True:
+        for name in names:
+            buttons = page.get_by_role("button", name=name)
+            for i in range(buttons.count()):
+                button = buttons.nth(i)
+                if button.is_visible() and button.is_enabled():
+                    label = button.inner_text(timeout=5000).strip()
+                    button.click(timeout=5000)
+                    return label
+        if time.time() > end:
+            raise TimeoutError(f"none of the buttons {[n.pattern for n in names]} could be clicked")
+        page.wait_for_timeout(100)
+
+
+TAKE_SEAT = re.compile(r"^Take the (.+)'s? seat$")
+
+
+def take_every_seat(page: Any, timeout: float = 30.0) -> None:
+    """This browser takes every free seat at its table, through its seat bar (a table's maker may hold them all:
+    the hot-seat game), and waits until the bar says they are its own."""
+    end = time.time() + timeout
+    while True:
+        offered = page.get_by_role("button", name=TAKE_SEAT)
+        shown = [offered.nth(i) for i in range(offered.count()) if offered.nth(i).is_visible()]
+        if not shown:
+            return
+        label = shown[0].inner_text(timeout=5000).strip()
+        seat = TAKE_SEAT.match(label)
+        shown[0].click(timeout=5000)
+        if seat is not None:
+            page.wait_for_function(HAS_TEXT, arg=f"{seat.group(1)}: you", timeout=max(1.0, end - time.time()) * 1000)
+        if time.time() > end:
+            raise TimeoutError("the seats could not all be taken")
+
+
 def kzin_move(page: Any) -> str:
     """The decision that needs no card (Fall back in an Invasion, Pass in a Liberation), or New game once over."""
     return click_first(page, ("Fall back", "Pass", "New game"))
+
+
+KF2100_STATUS = (r"(Turn \d+, [^.]*?\.|Game over: [^.]*\.)"
+                 r".*?Figures figure what where status levels left((?: T\d Terminator .*?Heart \d+/\d+)*)")
+"""Kung Fu 2100 at a table, as every browser shows it: the turn, phase and who is to act (the first line of the
+notice) with the Terminators' rows of the figures table (where each waits or stands, its levels left). Both are
+public: a watcher's page shows them as the players' pages do."""
+KF2100_DECISIONS = tuple(re.compile(p) for p in (
+    r"^I am the (Terminators|Clone Master): show my side$",  # the hot-seat hand-over
+    r"^Place the rest automatically$", r"^T\d at the (disposal|loo)$", r"^Stay hidden$", r"^No bonus move$",
+    r"^Leave the door$", r"^End ",
+    # a combat (none comes of these moves, but a game may start in one): play it out
+    r"^Terminators lead$", r"^\w+ \+ \w+", r"\(hit", r"^Lose "))
+"""The decisions Kung Fu 2100's load test and benchmark click, the first offered first: each changes the status
+(a Terminator waits at an entry, or a step ends) and none enters the lair, so no dice are rolled off the page."""
+
+
+def kf2100_move(page: Any) -> str:
+    """One decision of whoever is to act (the maker holds both seats: the hot-seat game with its hand-over),
+    or New game once the game is over."""
+    take_every_seat(page)
+    if TABLE_PLAYS["kf2100"].shown(page).startswith("Game over"):
+        return click_first(page, ("New game",))
+    return click_matching(page, KF2100_DECISIONS)
+
+
+ZOO_STATUS = (r"[\w\" -]*Battle, round \d+ · .*?(?:flick(?: \(or pass\))?: [^.]*\.|starts round \d+\.|"
+              r"anywhere in the arena\.|the next round\.|won\.)")
+"""Kung-Fu Zoo at a table: its status line (battle, round, score, the animals still fighting or the points on the
+table, and whose turn it is). Every page shows it once its own arena has played the last flick out."""
+ZOO_PLACES = ((150.0, 150.0), (75.0, 75.0), (225.0, 225.0), (75.0, 225.0), (225.0, 75.0), (150.0, 60.0))
+"""Where a die knocked out is placed (arena millimetres), tried in turn until one is free."""
+ZOO_STARTS = re.compile(r"^P\d \(\w+\) starts$")
+
+
+def zoo_move(page: Any, timeout: float = 30.0) -> str:
+    """One move of whoever is to act (the maker holds every team's seat): Next round after a round's result, who
+    starts the next round, a knocked-out die placed by clicks on the arena, or the proposed flick committed (its
+    default aim; another launch spot when that one is not playable). New game once the battle is over."""
+    take_every_seat(page)
+    play = TABLE_PLAYS["zoo"]
+    end = time.time() + timeout
+    while True:
+        status = play.shown(page)
+        if status.endswith("won."):
+            return click_first(page, ("New game",))
+        for name in ("Next round", ZOO_STARTS, "Commit flick"):
+            button = page.get_by_role("button", name=name, exact=True) if isinstance(name, str) else \
+                page.get_by_role("button", name=name)
+            if button.count() and button.first.is_visible() and button.first.is_enabled():
+                label = button.first.inner_text(timeout=5000).strip()
+                button.first.click(timeout=5000)
+                return label
+        if status.endswith("anywhere in the arena."):
+            for x, y in ZOO_PLACES:
+                page.evaluate("window.scrollTo(0, 0)")
+                page.mouse.click(*page.evaluate(FIGURE_POINT, ["arena", x, y]))
+                try:
+                    play.wait_change(page, status, timeout=3)
+                    return f"placed at {x:g}, {y:g}"
+                except Exception:  # refused (a die lies there): the next place
+                    continue
+        if "flick" in status:  # no playable proposal: another launch spot, then Commit
+            spot = page.get_by_label("Launch spot")
+            options = [o for o in spot.locator("option").all_inner_texts() if o.strip()]
+            if options:
+                spot.select_option(options[int(time.time() * 10) % len(options)])
+        if time.time() > end:
+            raise TimeoutError(f"zoo: no move could be made at '{status}'")
+        page.wait_for_timeout(200)
 
 
 TABLE_PLAYS: dict[str, TablePlay] = {
     # One seat (the Humans): the second browser watches. Every decision ends a turn, so the status changes.
     "kzin": TablePlay("kzin", "track", kzin_move,
                       r"Turn \d+ · Expansion Marker on space \d+|Game over: the \w+ won on turn \d+\."),
+    # The maker takes both seats (hot-seat, with the hand-over screen); the second browser watches.
+    "kf2100": TablePlay("kf2100", "board", kf2100_move, KF2100_STATUS, prepare=take_every_seat),
+    # The maker takes every team's seat; the second browser watches every flick play out on its own arena.
+    "zoo": TablePlay("zoo", "arena", zoo_move, ZOO_STATUS, prepare=take_every_seat),
 }
-"""The games at tables, as the load test and the delay benchmark play them (Kung Fu 2100 and the Zoo join here)."""
+"""The games at tables, as the load test and the delay benchmark play them."""

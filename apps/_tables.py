@@ -209,10 +209,11 @@ class SeatBar(pn.viewable.Viewer):
         self.said = f"Not done: {reason}." if reason else ""
         return not reason
 
-    def may_act(self, move: bool = True) -> bool:
+    def may_act(self, move: bool = True, seats: bool = False) -> bool:
         """The page's gate: whether this browser may play now; if not, this page (only) says why. The table's
-        maker may always start a new game or load a file (when a bot holds every seat, say)."""
-        reason = "" if not move and self._owner() else self.table.refusal(self.token, move)
+        maker may always start a new game or load a file (when a bot holds every seat, say), and only the maker
+        may change the number of seats (``seats=True``: a new game with another number of players)."""
+        reason = "" if not move and self._owner() else self.table.refusal(self.token, move, seats)
         self.said = f"Not done: {reason}." if reason else ""
         return not reason
 

@@ -119,14 +119,17 @@ def click_delays(game: str, clicks: int, light: bool = False, alone: bool = Fals
             other = browser.new_context().new_page()
             other.goto(player.url + play.join, timeout=120_000)
             other.wait_for_function(BOARD_READY, arg=play.board, timeout=120_000)
+        if play.prepare is not None:  # the maker takes its seats first: every timed click is then a move
+            play.prepare(player)
         status = play.wait_change(player, "")
         play.wait_status(other, status)
         for _ in range(clicks):
             player.wait_for_timeout(300)  # the pages settle (their advisor starts) between clicks
             start = time.perf_counter()
             play.move(player)
-            status = play.wait_change(other, status)
+            play.wait_change(other, status, settle=0)  # the first change the other browser shows
             delays.append(time.perf_counter() - start)
+            status = play.wait_change(other, status)  # then the status it settles at (``first`` may be half drawn)
             play.wait_status(player, status)  # both pages at the new status before the next click
         browser.close()
     pn.state.kill_all_servers()

@@ -23,9 +23,9 @@ def create_app(served: bool = False) -> ZooPage:
 
 def create_table_app() -> object:
     """The page of a Kung-Fu Zoo table (what ``dojo serve`` shows at ``/zoo``): the table of ``?table=``, or a new
-    one. The number of teams (2 to 4) is set in its Game box, Players then New game, by its maker (or any player at
-    it); each browser takes one team's seat (one browser may hold them all: the hot-seat game), and every flick
-    animates on every page at the table."""
+    one. The number of teams (2 to 4) is set in its Game box, Players then New game, by its maker alone (a
+    player's seat would go from under them); each browser takes one team's seat (one browser may hold them all:
+    the hot-seat game), and every flick animates on every page at the table."""
     from apps._tables import table_page
 
     return table_page("zoo", lambda table, _token, may_act: ZooPage(session=table.session, served=True,

@@ -307,6 +307,9 @@ class GameControls(pn.viewable.Viewer):
         if seed is None or seed < 0:
             s.refuse("Enter a seed: a whole number from 0.")
             return False
+        if n != s.players and self.may_act is not None and not self.may_act(move=False, seats=True):
+            self.players.value = s.players  # at a table, only its maker may change the number of teams
+            return False
         teams = [w.value for w in self.teams[:n]]
         if len(set(teams)) != n:
             s.refuse("Each player needs a different team.")

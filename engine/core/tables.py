@@ -26,7 +26,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,10 +93,64 @@ class TableGame:
 
     def new_session(self, sealer: Sealer) -> GameSession:
         """A session whose files seal what this game hides, dealt from a fresh secret seed."""
-        cls = sealed_class(self.session_class, self.hidden)
+        cls = table_class(self.session_class, self.hidden)
         session = cls(**self.session_options, **({"seed": self.secret_seed()} if self.secret_seed else {}))
         session.sealer = sealer  # type: ignore[attr-defined]
         return session
+
+
+class AtTableSession:
+    """Mixed into a table's session class by :func:`table_class`: a file loaded at a table keeps the table's seats.
+
+    Who plays each seat (a person or a bot) is the table's, not the file's: a file that says a bot plays a seat a
+    person holds (or the other way round) is loaded with the table's kinds before anything of it plays (a bot
+    of the file never moves for a person's seat), and the notice says so. A file with another number of seats
+    (a Kung-Fu Zoo battle of another number of teams) is refused with the reason: its seats would not be the
+    table's. A session not yet at a table (being reopened from its file) loads as the game's own does."""
+
+    table_kinds: Callable[[], list[str]] | None = None
+    """The table's seat kinds in seat order (set by the table)."""
+    _file_kinds: list[str] | None = None
+
+    def _check_saved(self, saved: Any) -> dict[str, Any]:
+        extra: dict[str, Any] = super()._check_saved(saved)  # type: ignore[misc]
+        seats, kinds = extra.get("seats"), self.table_kinds() if self.table_kinds is not None else None
+        self._file_kinds = None
+        if kinds is None or not isinstance(seats, list):
+            return extra
+        if len(seats) != len(kinds):
+            raise StateFormatError(f"the file is a game of {len(seats)} players and this table has {len(kinds)} "
+                                   "seats: a table keeps its seats (open the file at a new table)")
+        file_kinds = [s.kind if isinstance(s, Seat) else str(s) for s in seats]
+        if file_kinds != kinds:
+            self._file_kinds = file_kinds
+            extra = {**extra, "seats": [Seat(s.name, k) if isinstance(s, Seat) else k for s, k in zip(seats, kinds,
+                                                                                                        strict=True)]}
+        return extra
+
+    def load(self, text: str | bytes) -> None:
+        super().load(text)  # type: ignore[misc]
+        if self._file_kinds is not None:
+            session: Any = self
+            theirs = ", ".join(f"{seat.name} {'a bot' if k == BOT else 'a person'}"
+                               for seat, k in zip(session.seats, self._file_kinds, strict=True))
+            session.notice = replace(session.notice, text=f"{session.notice.text} The seats stay as this table has "
+                                     f"them (the file had: {theirs}).")
+            self._file_kinds = None
+
+
+_table_classes: dict[tuple[type, Hidden], type[GameSession]] = {}
+
+
+def table_class(cls: type[GameSession], hidden: Hidden) -> type[GameSession]:
+    """``cls`` as a table plays it: its files sealed (:func:`~engine.core.seal.sealed_class`) and loaded with the
+    table's seats (:class:`AtTableSession`); one class per game, made once."""
+    made = _table_classes.get((cls, hidden))
+    if made is None:
+        sealed = sealed_class(cls, hidden)
+        made = type(f"Table{sealed.__name__}", (AtTableSession, sealed), {})
+        _table_classes[(cls, hidden)] = made
+    return made
 
 
 class Table(param.Parameterized):
@@ -120,9 +174,15 @@ class Table(param.Parameterized):
         self.seen = self.last_move or self.created
         if not self.seats:
             self.seats = {s.name: None for s in self.session.seats}
+        if isinstance(self.session, AtTableSession):
+            self.session.table_kinds = self._kinds
         self.session.param.watch(self._follow_game_seats, ["seats"])
 
     # --- who holds what -----------------------------------------------------------------------
+    def _kinds(self) -> list[str]:
+        """Who plays each seat, in seat order, as the table says: a bot, or a person (held or free)."""
+        return [BOT if self.seats.get(s.name) == BOT else PERSON for s in self.session.seats]
+
     def seat_names(self) -> list[str]:
         return [s.name for s in self.session.seats]
 
@@ -141,12 +201,15 @@ class Table(param.Parameterized):
         names = self.seat_names()
         return names[player] if 0 <= player < len(names) else None
 
-    def refusal(self, token: str | None, move: bool = True) -> str:
+    def refusal(self, token: str | None, move: bool = True, seats: bool = False) -> str:
         """Why the browser with ``token`` may not act now ("" when it may): a move is for the holder of the seat
-        to move; a table command (a new game, a file) is for anyone holding a seat."""
+        to move; a table command (a new game, a file) is for anyone holding a seat; a change of the number of
+        seats (Kung-Fu Zoo's teams) is for the table's maker alone, so no player's seat goes from under them."""
         mine = self.seats_of(token)
         if not mine:
             return "you are watching this table: only the players at it can act"
+        if seats and not (self.owner and token_key(token) == self.owner):
+            return "only the table's maker may change the number of players at it"
         if not move:
             return ""
         seat = self.seat_to_move()
@@ -371,7 +434,7 @@ class TableRegistry:
 
     def _reopen(self, record: dict[str, Any]) -> Table:
         spec = self.games[record["game"]]
-        session = sealed_class(spec.session_class, spec.hidden)(**spec.session_options)
+        session = table_class(spec.session_class, spec.hidden)(**spec.session_options)
         session.sealer = self.sealer  # type: ignore[attr-defined]
         try:
             session.load(json.dumps(record["session"]))

@@ -267,3 +267,28 @@ def test_a_seat_handed_to_the_bot_answers_once_the_flick_has_played_out_on_every
     for ctx in contexts:
         ctx.close()
     assert server_errors == []
+
+
+def test_only_the_tables_maker_may_change_the_number_of_teams(tables, browser, server_errors):
+    """P2's browser asks for four teams: refused on its page, with the reason, and the battle and seats stay."""
+    url, pages = tables
+    contexts = [browser.new_context() for _ in range(2)]
+    tabs = [ctx.new_page() for ctx in contexts]
+    maker = open_page(tabs[0], url + "zoo", pages)
+    expect(tabs[0]).to_have_url(re.compile(r"table="), timeout=WAIT * 1000)
+    table, s = maker.table, maker.table.session
+    theirs = open_page(tabs[1], f"{tabs[0].url}&seat={quote(SEATS[1])}", pages)
+    shows(tabs[1], f"{SEATS[1]}: you")
+    state, log, seats = s.state.to_json(), list(s.log), dict(table.seats)
+    players = tabs[1].get_by_label("Players")
+    players.fill("4")
+    players.press("Enter")
+    wait_for(lambda: theirs.game.controls.players.value == 4, tabs[1], timeout=WAIT)
+    tabs[1].get_by_role("button", name="New game").click()
+    shows(tabs[1], "Not done: only the table's maker may change the number of players at it.")
+    wait_for(lambda: theirs.game.controls.players.value == 2, tabs[1], timeout=WAIT)  # the box shows the battle's
+    assert s.state.to_json() == state and s.log == log and table.seats == seats and s.players == 2
+    assert maker.bar.said == ""
+    for ctx in contexts:
+        ctx.close()
+    assert server_errors == []

@@ -1,0 +1,27 @@
+"""The load test's and the benchmark's plays of Kung Fu 2100 and Kung-Fu Zoo (:data:`apps._browser.TABLE_PLAYS`),
+short, in the style of ``test_soak_tables.py``: on a real ``dojo serve``, each game's maker moves through the page
+only (Kung Fu 2100: its decision buttons, holding both seats with the hand-over; the Zoo: its flicks, holding both
+teams), each move shows in the table's other browser, and neither table's move shows at the other."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps._browser import TABLE_PLAYS
+from apps._soak import soak_tables
+
+pytestmark = pytest.mark.browser
+
+GAMES = ["kf2100", "zoo"]
+SECONDS = 20
+
+
+def test_the_three_games_are_played_at_tables_by_the_load_test():
+    assert set(TABLE_PLAYS) == {"kzin", "kf2100", "zoo"}
+
+
+def test_kung_fu_2100_and_zoo_tables_are_played_through_the_page_and_kept_apart(browser) -> None:
+    figures, run = soak_tables(SECONDS / 60, len(GAMES), games=GAMES, session_ms=500, warm_moves=2, browser=browser)
+    assert run.failures == []
+    assert len(run.moves) == len(GAMES) and all(n >= 2 for n in run.moves.values()), run.moves
+    assert figures["after"] <= 1.10 * figures["warm"], figures
