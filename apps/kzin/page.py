@@ -75,7 +75,7 @@ class KzinPage(pn.viewable.Viewer):
         s = self.session
         v, sel = s.param.version, s.param.selection
         html_pane = pn.pane.HTML
-        status = html_pane(self._bound(views.status_html, v), margin=(0, 10))
+        status = html_pane(self._bound(views.status_html, v), margin=(0, 10), align="center")
         notice = html_pane(pn.bind(notice_html, s.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 10),
                            sizing_mode="stretch_width", name="notice")
         track = pn.pane.HoloViews(charts.track(s), sizing_mode="stretch_width", linked_axes=False)
@@ -111,7 +111,9 @@ class KzinPage(pn.viewable.Viewer):
         log_box = box("Game log", pn.pane.DataFrame(self._bound(self._log_frame, v), index=False,
                                                     sizing_mode="stretch_width", stylesheets=[LEFT_TABLE],
                                                     max_height=320, styles={"overflow-y": "auto"}))
-        header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, align="center")
+        # The status beside the title, on its line (as the other games have it): centred as a block, the title sat
+        # in the middle of the page with the status floating above its right end.
+        header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)), status, sizing_mode="stretch_width")
         return pn.Column(
             header, notice, *([self.controls.files.warning] if self.controls.files.warning else []),
             box("The track: Earth (1) to the Kzin Home Worlds (12)", track),

@@ -78,7 +78,7 @@ class FlickControls(pn.viewable.Viewer):
         self.direction = pn.widgets.FloatInput(label="Direction (°)", value=s.direction, step=1.0, width=110)
         self.speed = pn.widgets.FloatInput(label="Speed (m/s)", value=s.speed, step=0.05, start=0.2, end=2.5,
                                            width=110)
-        self.strike = pn.widgets.FloatSlider(label="Strike height (0 low: slides, 1 high: tumbles)", start=0.0,
+        self.strike = pn.widgets.FloatSlider(label="Strike height (0 slides, 1 tumbles)", start=0.0,
                                              end=1.0, step=0.05, value=s.strike, width=230, margin=(4, 10))
         self._on(self.die, lambda v: v and v != s.die and s.choose_die(v))
         self._on(self.strike, lambda v: v != s.strike and s.set_strike(v), "value_throttled")  # on release
@@ -359,7 +359,9 @@ class GameControls(pn.viewable.Viewer):
 
     def __panel__(self) -> pn.viewable.Viewable:
         return pn.Column(
-            pn.Row(self.mode, self.players, self.seed, self.new), pn.Row(*self.teams), pn.Row(*self.seats),
+            # A FlexBox wraps: in a notebook cell the Game box is narrower than a tab's and New game was cut off.
+            pn.FlexBox(self.mode, self.players, self.seed, self.new, flex_wrap="wrap", margin=0), pn.Row(*self.teams),
+            pn.Row(*self.seats),
             pn.Row(self.angle_sd, self.speed_sd), self.files.row(with_warning=False),
             pn.pane.Markdown(f"*{views.DESIGN_NOTE}*", styles={"font-size": "12px", "color": "#6b7280"}),
             sizing_mode="stretch_width")
