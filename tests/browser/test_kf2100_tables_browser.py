@@ -356,11 +356,23 @@ def test_the_page_fits_a_1280_px_window_and_room_names_are_drawn_under_the_count
     page = ctx.new_page()
     open_page(page, url + "kf2100", pages)
     shows(page, "Terminators: you")
-    page.wait_for_timeout(500)
-    widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    seen: dict[str, object] = {}
+
+    def laid_out() -> bool:
+        """The page as laid out now (a loaded browser lays it out a moment after the text shows); True once the
+        layout is the one asserted below, which a page that never gets there fails on after ``WAIT``."""
+        seen["widths"] = w = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        seen["board"] = board = page.locator(".bk-Canvas, canvas").first.bounding_box()
+        seen["move"] = move = page.get_by_text("Your move").first.bounding_box()
+        return (w[0] <= w[1] and board is not None and move is not None
+                and move["x"] > board["x"] + 500 and move["y"] < board["y"] + 200)
+
+    end = time.time() + WAIT
+    while not laid_out() and time.time() < end:
+        page.wait_for_timeout(200)
+    widths, board, move = seen["widths"], seen["board"], seen["move"]
     assert widths[0] <= widths[1], f"the page scrolls sideways at 1280 px: {widths}"
-    board = page.locator(".bk-Canvas, canvas").first.bounding_box()
-    move = page.get_by_text("Your move").first.bounding_box()
     assert move["x"] > board["x"] + 500 and move["y"] < board["y"] + 200  # the decisions beside the lair
     order = page.evaluate(LAYER_ORDER)
     assert 0 <= order["rooms"] < order["counters"], f"room names drawn over the counters: {order}"
