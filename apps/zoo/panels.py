@@ -240,7 +240,13 @@ class OddsPanel(pn.viewable.Viewer):
         s = self.session
         heat.on_event(Tap, lambda ev: on_page(partial(self.heat_tap, ev.x, ev.y), s)(ev))
         heat.on_event(DoubleTap, lambda ev: on_page(partial(self.heat_tap, ev.x, ev.y), s)(ev))
+        # The title is shown by a caption above the map, which wraps: a Bokeh title is one line, and the long ones
+        # (how far the mapping is, why there is no map) were cut off at the figure's edge. The figure keeps its
+        # title's text (what the map is, for a reader of the model) but does not draw it.
+        heat.title.visible = False
         self.heat = heat
+        self.heat_caption = pn.pane.HTML(heat_caption(heat.title.text), width=heat.width, margin=(6, 5, 0, 5),
+                                         name="heat-title")
         self._heat_pane = pn.pane.Bokeh(heat)
 
     def shown_measure(self) -> str:
@@ -255,7 +261,10 @@ class OddsPanel(pn.viewable.Viewer):
         set_props(self.mapper, palette=PALETTES[measure], low=low, high=high)
         set_props(self.hover, tooltips=TOOLTIPS[measure])
         self._heat_src.data = views.heat_data(self.grid, 30.0 if here else 15.0, measure=measure)
-        self.heat.title.text = views.heat_title(self.grid, self.why_not, self.mapped, self.cells, measure)
+        title = views.heat_title(self.grid, self.why_not, self.mapped, self.cells, measure)
+        if title != self.heat.title.text:
+            self.heat.title.text = title
+            self.heat_caption.object = heat_caption(title)
         self.heat.x_range.update(start=-15, end=345) if here else self.heat.x_range.update(start=-82.5, end=82.5)
         self.heat.xaxis.axis_label = "heading (degrees, 0 = east)" if here else "direction (degrees from straight in)"
         self.draw_mark()
@@ -276,8 +285,14 @@ class OddsPanel(pn.viewable.Viewer):
         return self.session.propose_flick(float(grid["direction"][k]), float(grid["speed"][k]))
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self.progress, self.text, self.measure_choice, self._heat_pane, self._work,
+        return pn.Column(self.progress, self.text, self.measure_choice, self.heat_caption, self._heat_pane, self._work,
                          sizing_mode="stretch_width")
+
+
+def heat_caption(title: str) -> str:
+    """The heat map's title as the caption over it shows it (escaped: it may quote a player's name)."""
+    return (f"<div class='heat-title' style='font-weight:600;font-size:13px;line-height:1.3'>{html.escape(title)}"
+            "</div>")
 
 
 class BotPlayer(pn.viewable.Viewer):
