@@ -5,8 +5,14 @@ is measured with ``tracemalloc`` over ``--tables`` tables made in a registry (ea
 the Python heap a table holds with no page open, and the server's resident memory grows by about as much. The
 delay is measured in real Chromium against a server in this process serving the game's page as ``dojo serve``
 does: one browser context makes the table and moves (:data:`apps._browser.TABLE_PLAYS`: for Man-Kzin Wars the
-decision that needs no card, or New game once the game is over), another is at the table, and the time runs from
-the click until the other page shows the new status (polled in that page on every frame).
+decision that needs no card, or New game once the game is over; for Kung Fu 2100 a decision button of the side
+to act, the maker holding both seats; for Kung-Fu Zoo a flick committed, the maker holding both teams), another
+is at the table, and the time runs from the click until the other page shows the new status (polled in that page
+on every frame). The Zoo's status waits, on every page, until that page's arena has played the flick out, so
+its delay includes the flick's animation.
+
+``--shared-work`` measures instead the CPU a Zoo table's pages spend on the odds and the heat map of one aim,
+with 1 to 4 pages, worked out once for the table (as served) or by each page (as before).
 """
 
 from __future__ import annotations
@@ -33,7 +39,13 @@ def kzin_moves(session: Any, moves: int = 3) -> None:
         session.fall_back() if session.decision() == "invasion" else session.pass_turn()
 
 
-ENGINE_MOVES: dict[str, Callable[[Any], None]] = {"kzin": kzin_moves}
+def kf2100_moves(session: Any) -> None:
+    """The Terminators wait at their entries (the rules engine's own commands)."""
+    for fid, entry in (("T1", "disposal"), ("T2", "disposal"), ("T3", "loo")):
+        session.wait_at(fid, entry)
+
+
+ENGINE_MOVES: dict[str, Callable[[Any], None]] = {"kzin": kzin_moves, "kf2100": kf2100_moves}
 """A few cheap moves per game, so a table's figure includes a played log (a game without one is measured as dealt)."""
 
 
@@ -58,6 +70,39 @@ def table_memory(game: str, n: int) -> dict[str, float]:
     tracemalloc.stop()
     files = [p.stat().st_size for p in (folder / "tables").glob("*.json")]
     return {"tables": n, "bytes per table": used / n, "file bytes per table": statistics.mean(files) if files else 0.0}
+
+
+def zoo_work_cpu(pages: int, shared: bool) -> float:
+    """CPU seconds (every thread of this process) that ``pages`` Zoo pages at one table spend on the odds and the
+    heat map of one aim, their work shared by the table (as served) or each page's own (as before)."""
+    import asyncio
+
+    from apps._tables import TablePage
+    from apps.zoo import ZooPage, table_work
+    from engine.core.seal import Sealer
+    from engine.core.tables import TableRegistry, new_token
+    from engine.zoo.table import ZOO_TABLE
+
+    folder = Path(tempfile.mkdtemp(prefix="dojo-tables-"))
+    reg = TableRegistry(folder / "tables", {"zoo": ZOO_TABLE}, Sealer.in_folder(folder))
+    table = reg.create("zoo", new_token())
+    s = table.session
+    s.choose_die(s.state.flickable()[0])
+    built = [TablePage(new_token(), lambda t, _token, may_act: ZooPage(
+        session=t.session, may_act=may_act, background=False, shared=table_work(t) if shared else None),
+        table=table) for _ in range(pages)]
+    panels = [p.game.odds for p in built]
+
+    async def work() -> None:
+        await asyncio.gather(*(o._estimate() for o in panels))
+        await asyncio.gather(*(o._map() for o in panels))
+
+    start = time.process_time()
+    asyncio.run(work())
+    used = time.process_time() - start
+    for p in built:
+        p.close()
+    return used
 
 
 def free_port() -> int:
@@ -146,8 +191,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--light", action="store_true", help="Kzin pages with few rollouts (default: as served)")
     parser.add_argument("--alone", action="store_true", help="no other browser: the change on the player's own page")
     parser.add_argument("--tables", type=int, default=50, help="tables whose memory is measured (default 50)")
+    parser.add_argument("--shared-work", action="store_true",
+                        help="only the CPU of a Zoo table's odds and heat map with 1 to 4 pages, shared or per page")
     args = parser.parse_args(argv)
     os.environ.setdefault("TABLETOP_DOJO_DATA", tempfile.mkdtemp(prefix="dojo-bench-"))
+    if args.shared_work:
+        zoo_work_cpu(1, True)  # the physics' first run (imports, caches) out of the figures
+        for n in range(1, 5):
+            own, shared = zoo_work_cpu(n, False), zoo_work_cpu(n, True)
+            print(f"zoo: {n} page(s) at a table, the odds and heat map of one aim: {own:.1f} CPU s worked out per "
+                  f"page, {shared:.1f} CPU s shared by the table ({100 * (1 - shared / own):.0f}% saved)", flush=True)
+        return 0
     games = [g for g in (args.games or sorted(TABLE_PLAYS)) if g in TABLE_GAMES]
     for game in games:
         memory = table_memory(game, args.tables)

@@ -9,7 +9,11 @@ the controls (:mod:`apps.zoo.controls`), and the texts, pure functions of the se
 
 from __future__ import annotations
 
+import weakref
+
 from apps.zoo.page import TITLE, ZooPage
+from apps.zoo.panels import SharedWork
+from engine.core.tables import Table
 
 DESCRIPTION = "Flick animal dice into the cages: drag the flick on the arena and see its odds before you commit."
 ORDER = 3
@@ -29,7 +33,18 @@ def create_table_app() -> object:
     from apps._tables import table_page
 
     return table_page("zoo", lambda table, _token, may_act: ZooPage(session=table.session, served=True,
-                                                                     may_act=may_act))
+                                                                     may_act=may_act, shared=table_work(table)))
 
 
-__all__ = ["DESCRIPTION", "ORDER", "TITLE", "ZooPage", "create_app", "create_table_app"]
+_TABLE_WORK: weakref.WeakKeyDictionary[Table, SharedWork] = weakref.WeakKeyDictionary()
+
+
+def table_work(table: Table) -> SharedWork:
+    """The table's odds and heat-map work, shared by all its pages (it goes with the table)."""
+    found = _TABLE_WORK.get(table)
+    if found is None:
+        found = _TABLE_WORK[table] = SharedWork()
+    return found
+
+
+__all__ = ["DESCRIPTION", "ORDER", "TITLE", "ZooPage", "create_app", "create_table_app", "table_work"]

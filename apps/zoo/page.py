@@ -22,7 +22,7 @@ from apps.kzin.page import BOX, NOTICE_CSS, box, notice_html
 from apps.zoo import views
 from apps.zoo.arena import FIG_W, Arena
 from apps.zoo.controls import Abilities, FlickControls, GameControls, RoundCard
-from apps.zoo.panels import BotPlayer, OddsPanel
+from apps.zoo.panels import BotPlayer, OddsPanel, SharedWork
 from engine.core.session import BOT, PERSON
 from engine.zoo.session import ZooSession
 
@@ -42,6 +42,8 @@ class ZooPage(pn.viewable.Viewer):
     session = param.ClassSelector(class_=ZooSession, doc="The battle this page plays.")
     served = param.Boolean(default=False, doc="Built by a server: flicks animate, the game is kept on disk.")
     background = param.Boolean(default=True, doc="Odds, heat map and bots as the game goes (off: tests, benchmarks).")
+    shared = param.ClassSelector(class_=SharedWork, doc="At a table: the table's odds and heat-map work, done "
+                                 "once for all its pages (None: this page's own).")
     may_act = param.Callable(default=None, doc="At a table: called (move=True for a move or its aim, False for a "
                              "new game, a file or the aim noise) before a click changes the battle; it says why not "
                              "on this page and returns False for a watcher or a player out of turn.")
@@ -55,7 +57,7 @@ class ZooPage(pn.viewable.Viewer):
         table = self.may_act is not None
         gate = {"may_act": self.may_act}
         self.arena = Arena(session=s, served=self.served, **gate)
-        self.odds = OddsPanel(session=s, arena=self.arena, background=self.background)
+        self.odds = OddsPanel(session=s, arena=self.arena, background=self.background, shared=self.shared)
         # At a table the table's driver plays the bots, once for every page.
         self.bots = BotPlayer(session=s, arena=self.arena, background=self.background and not table)
         self.flick = FlickControls(session=s, arena=self.arena, odds=self.odds, **gate)

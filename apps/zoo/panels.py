@@ -80,6 +80,43 @@ class Superseding:
         return self._task is asyncio.current_task()
 
 
+class SharedWork:
+    """The odds' and the heat map's pieces of work, done once for every page that asks for the same piece.
+
+    At a table every page shows the same battle and the same aim (the Zoo hides nothing), and a piece's result is
+    fixed by what it is for (its generator is seeded by the piece), so the first page to ask works it out on a
+    worker thread and the others await that very result: one table's odds and map cost one page's CPU, whatever
+    the number of pages. A page's superseded run stops awaiting, but the piece goes on for the others (shielded).
+    The results are kept by their key (the battle's number and version among it), the last ``limit`` of them."""
+
+    def __init__(self, limit: int = 512) -> None:
+        self.limit = limit
+        self.done: dict[Any, Any] = {}
+        self.running: dict[Any, asyncio.Future[Any]] = {}
+        self.computed = 0
+        """Pieces worked out (not found done or running): what the table's pages cost."""
+
+    async def get(self, key: Any, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` on a worker thread, once per ``key``."""
+        if key in self.done:
+            return self.done[key]
+        task = self.running.get(key)
+        if task is None:
+            self.computed += 1
+            task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+            self.running[key] = task
+            task.add_done_callback(partial(self._finished, key))
+        return await asyncio.shield(task)
+
+    def _finished(self, key: Any, task: asyncio.Future[Any]) -> None:
+        self.running.pop(key, None)
+        if task.cancelled() or task.exception() is not None:
+            return
+        self.done[key] = task.result()
+        while len(self.done) > self.limit:
+            self.done.pop(next(iter(self.done)))
+
+
 class OddsPanel(pn.viewable.Viewer):
     """The odds of the aimed flick (a first estimate, then refined, with progress) and the heat map of the
     caging odds over direction x speed, which aims the flick at the cell clicked.
@@ -102,8 +139,12 @@ class OddsPanel(pn.viewable.Viewer):
                              doc="What the heat map shows in a Points Battle (a Cage Battle shows the caging odds).")
     background = param.Boolean(default=True, doc="Work out the odds and the map as the aim changes (off: tests "
                                "and benchmarks run ``_estimate`` and ``_map`` themselves).")
+    shared = param.ClassSelector(class_=SharedWork, doc="Where the work is done once for every page that shows "
+                                 "this battle (a table's, for all its pages; by default this page's own).")
 
     def __init__(self, **params: Any) -> None:
+        if params.get("shared") is None:
+            params["shared"] = SharedWork()
         super().__init__(**params)
         s, a = self.session, self.arena
         self._rows: tuple[Any, list[pd.DataFrame]] = (None, [])  # the map's pieces so far, for one map key
@@ -163,9 +204,10 @@ class OddsPanel(pn.viewable.Viewer):
         jobs = noisy_jobs(flick, noise, sum(ODDS_CHUNKS), make_rng(0))
         samples: list[Any] = []
         start = 0
+        key = (s.game_number, s.version, str(flick), s.aim_angle_sd, s.aim_speed_sd)
         try:
             for k, n in enumerate(ODDS_CHUNKS):
-                samples += await asyncio.to_thread(run_samples, state, jobs[start:start + n], 1)
+                samples += await self.shared.get(("odds", *key, k), run_samples, state, jobs[start:start + n], 1)
                 start += n
                 self.param.update(odds=summarise(flick, noise, samples), busy=k < len(ODDS_CHUNKS) - 1)
         finally:
@@ -212,8 +254,8 @@ class OddsPanel(pn.viewable.Viewer):
             for k, (speed, part) in enumerate(pieces):
                 if k < len(rows):
                     continue  # mapped before a re-aim stopped the map
-                piece = await asyncio.to_thread(odds_grid, state, flick.with_aim(part[0], speed), part, [speed],
-                                                noise, GRID_SAMPLES, k, 1)
+                piece = await self.shared.get(("map", key, k), odds_grid, state, flick.with_aim(part[0], speed),
+                                              part, [speed], noise, GRID_SAMPLES, k, 1)
                 if self._rows[1] is not rows or len(rows) != k:
                     return  # another run took the map over meanwhile
                 rows.append(piece)
@@ -240,7 +282,13 @@ class OddsPanel(pn.viewable.Viewer):
         s = self.session
         heat.on_event(Tap, lambda ev: on_page(partial(self.heat_tap, ev.x, ev.y), s)(ev))
         heat.on_event(DoubleTap, lambda ev: on_page(partial(self.heat_tap, ev.x, ev.y), s)(ev))
+        # The title is shown by a caption above the map, which wraps: a Bokeh title is one line, and the long ones
+        # (how far the mapping is, why there is no map) were cut off at the figure's edge. The figure keeps its
+        # title's text (what the map is, for a reader of the model) but does not draw it.
+        heat.title.visible = False
         self.heat = heat
+        self.heat_caption = pn.pane.HTML(heat_caption(heat.title.text), width=heat.width, margin=(6, 5, 0, 5),
+                                         name="heat-title")
         self._heat_pane = pn.pane.Bokeh(heat)
 
     def shown_measure(self) -> str:
@@ -255,7 +303,10 @@ class OddsPanel(pn.viewable.Viewer):
         set_props(self.mapper, palette=PALETTES[measure], low=low, high=high)
         set_props(self.hover, tooltips=TOOLTIPS[measure])
         self._heat_src.data = views.heat_data(self.grid, 30.0 if here else 15.0, measure=measure)
-        self.heat.title.text = views.heat_title(self.grid, self.why_not, self.mapped, self.cells, measure)
+        title = views.heat_title(self.grid, self.why_not, self.mapped, self.cells, measure)
+        if title != self.heat.title.text:
+            self.heat.title.text = title
+            self.heat_caption.object = heat_caption(title)
         self.heat.x_range.update(start=-15, end=345) if here else self.heat.x_range.update(start=-82.5, end=82.5)
         self.heat.xaxis.axis_label = "heading (degrees, 0 = east)" if here else "direction (degrees from straight in)"
         self.draw_mark()
@@ -276,8 +327,14 @@ class OddsPanel(pn.viewable.Viewer):
         return self.session.propose_flick(float(grid["direction"][k]), float(grid["speed"][k]))
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self.progress, self.text, self.measure_choice, self._heat_pane, self._work,
+        return pn.Column(self.progress, self.text, self.measure_choice, self.heat_caption, self._heat_pane, self._work,
                          sizing_mode="stretch_width")
+
+
+def heat_caption(title: str) -> str:
+    """The heat map's title as the caption over it shows it (escaped: it may quote a player's name)."""
+    return (f"<div class='heat-title' style='font-weight:600;font-size:13px;line-height:1.3'>{html.escape(title)}"
+            "</div>")
 
 
 class BotPlayer(pn.viewable.Viewer):
