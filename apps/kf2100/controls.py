@@ -32,12 +32,49 @@ UNDO = views.Choice("Take back the last move", command="undo")
 """Shown while the last move of the phase can be taken back (no die rolled, nothing revealed since)."""
 
 
+REVEAL = views.Choice("Reveal the Clone Master now", command="reveal")
+"""The Clone Master's standing control, a row of the decision panel (so it changes in the panel's one redraw)."""
+
+
+class StandingControl(param.Parameterized):
+    """The Clone Master's standing control at a table: "At any time (even during the Terminator's turn) the Clone
+    Master player may voluntarily activate the Clone Master counter" (seed). Offered (as :data:`REVEAL`, a row of
+    the decision panel) only on the page of a browser that holds the Clone Master's seat alone (at one screen his
+    windows stay at the phase starts, so no extra hand-over is due), while he may reveal himself and it is not his
+    turn; a click from any other page is refused."""
+
+    session = param.ClassSelector(class_=KungFuSession)
+    sides = param.ClassSelector(class_=Sides)
+    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
+    at_table = param.Boolean(default=False)
+
+    def mine(self) -> bool:
+        """Whether this page is the Clone Master's own seat at a table (the only page with the control)."""
+        return self.at_table and self.sides.held == [CLONE_MASTER]
+
+    def shown(self) -> bool:
+        s = self.session
+        return self.mine() and s.person_to_move() != CLONE_MASTER and bool(s.standing(CLONE_MASTER))
+
+    def reveal(self) -> bool:
+        """Reveal the Clone Master now; refused, changing nothing, for a watcher, a page without his seat, or
+        when he may not (the reason is the engine's)."""
+        if self.may_act is not None and not self.may_act(move=False):
+            return False
+        if not self.mine():
+            self.session.refuse("only the Clone Master's player, at a seat of his own, may reveal him out of turn")
+            return False
+        return self.session.reveal_clone_master()
+
+
 class DecisionPanel(pn.viewable.Viewer):
     """The choices of the step in view as buttons (moves, placements and targets are clicks on the board)."""
 
     session = param.ClassSelector(class_=KungFuSession)
     board = param.ClassSelector(class_=Board, doc="The board whose armed chit the attack buttons choose.")
     may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
+    standing = param.ClassSelector(class_=StandingControl, default=None, doc="The Clone Master's standing control "
+                                   "(a table's page): its row is shown while he may use it.")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -69,7 +106,9 @@ class DecisionPanel(pn.viewable.Viewer):
                 out.append(note(text))
         buttons: dict[views.Choice, pn.widgets.Button] = {}
         undo = self.session.can_undo() and self.board.sides.acting(self.session) is not None
-        rows = [*d.rows, (UNDO,)] if undo else d.rows
+        rows = [*d.rows, (UNDO,)] if undo else list(d.rows)
+        if self.standing is not None and self.standing.shown():
+            rows.append((REVEAL,))
         for row in rows:
             widgets = []
             for choice in row:
@@ -94,6 +133,8 @@ class DecisionPanel(pn.viewable.Viewer):
     def choose(self, choice: views.Choice) -> bool:
         """What a button does: play its action, arm its chit, or run its command."""
         s = self.session
+        if choice.command == "reveal":  # out of turn: his seat's gate, not the move's (see StandingControl)
+            return self.standing is not None and self.standing.reveal()
         if self.may_act is not None and not self.may_act():
             return False
         if choice.arm is not None:
@@ -128,8 +169,8 @@ class WayControls(pn.viewable.Viewer):
         self.clear = pn.widgets.Button(label="Clear the way", margin=(3, 4), width=120)
         self.clear.on_click(on_page(self.clear_way, s))
         self.text = pn.pane.Markdown(self.describe(), margin=(0, 6), renderer_options=NO_HTML, name="way")
-        self._view = pn.Column(self.text, pn.Row(self.mark, self.clear, margin=0), margin=0,
-                               sizing_mode="stretch_width", visible=self.shown())
+        self._parts = [self.text, pn.Row(self.mark, self.clear, margin=0)]
+        self._view = pn.Column(*(self._parts if self.shown() else []), margin=0, sizing_mode="stretch_width")
         follow = on_page_of(page_document(), self._follow)
         s.param.watch(follow, ["version", "selected", "way"])
         b.param.watch(follow, ["mark_way"])
@@ -152,7 +193,10 @@ class WayControls(pn.viewable.Viewer):
         return "By the cheapest path. To choose the way, click a square that is not green (or Mark the way)."
 
     def _follow(self, *_events: Any) -> None:
-        self._view.visible = self.shown()
+        # the parts come and go as the panel's objects (as the decision panel's buttons do), not by visibility
+        parts = self._parts if self.shown() else []
+        if list(self._view.objects) != parts:
+            self._view.objects = parts
         self.clear.disabled = not self.session.way
         text = self.describe()
         if self.text.object != text:
@@ -163,56 +207,6 @@ class WayControls(pn.viewable.Viewer):
         if self.may_act is not None and not self.may_act():
             return False
         return self.session.clear_way()
-
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self._view
-
-
-class StandingControl(pn.viewable.Viewer):
-    """The Clone Master's standing control at a table: "At any time (even during the Terminator's turn) the Clone
-    Master player may voluntarily activate the Clone Master counter" (seed). Shown only on the page of a browser
-    that holds the Clone Master's seat alone (at one screen his windows stay at the phase starts, so no extra
-    hand-over is due), while he may reveal himself and it is not his turn; a click from any other page is refused.
-    """
-
-    session = param.ClassSelector(class_=KungFuSession)
-    sides = param.ClassSelector(class_=Sides)
-    may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
-    at_table = param.Boolean(default=False)
-
-    def __init__(self, **params: Any) -> None:
-        super().__init__(**params)
-        self.button = pn.widgets.Button(label="Reveal the Clone Master now", color="warning", margin=(3, 4),
-                                        description="He may reveal himself at any time, even during the "
-                                        "Terminators' turn; his bonus move follows at once.")
-        self.button.on_click(on_page(self.reveal, self.session))
-        self._view = pn.Column(self.button, margin=0, visible=self.shown())
-        follow = on_page_of(page_document(), self._follow)
-        self.session.param.watch(follow, ["version"])
-        self.sides.param.watch(follow, ["held"])
-
-    def mine(self) -> bool:
-        """Whether this page is the Clone Master's own seat at a table (the only page with the control)."""
-        return self.at_table and self.sides.held == [CLONE_MASTER]
-
-    def shown(self) -> bool:
-        s = self.session
-        return self.mine() and s.person_to_move() != CLONE_MASTER and bool(s.standing(CLONE_MASTER))
-
-    def _follow(self, *_events: Any) -> None:
-        shown = self.shown()
-        if self._view.visible != shown:
-            self._view.visible = shown
-
-    def reveal(self) -> bool:
-        """Reveal the Clone Master now; refused, changing nothing, for a watcher, a page without his seat, or
-        when he may not (the reason is the engine's)."""
-        if self.may_act is not None and not self.may_act(move=False):
-            return False
-        if not self.mine():
-            self.session.refuse("only the Clone Master's player, at a seat of his own, may reveal him out of turn")
-            return False
-        return self.session.reveal_clone_master()
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._view

@@ -71,9 +71,9 @@ class KungFuPage(pn.viewable.Viewer):
         super().__init__(**params)
         s = self.session
         self.board = Board(session=s, sides=self.sides, may_act=self.may_act)
-        self.decisions = DecisionPanel(session=s, board=self.board, may_act=self.may_act)
-        self.way = WayControls(session=s, board=self.board, may_act=self.may_act)
         self.standing = StandingControl(session=s, sides=self.sides, may_act=self.may_act, at_table=self.at_table)
+        self.decisions = DecisionPanel(session=s, board=self.board, may_act=self.may_act, standing=self.standing)
+        self.way = WayControls(session=s, board=self.board, may_act=self.may_act)
         self.bots = BotTurns(session=s, delay=self.bot_delay, active=self.served and not self.at_table)
         self.outlook = Outlook(session=s)
         self.controls = GameControls(session=s, bots=self.bots, autosave=self.served and not self.at_table,
@@ -119,7 +119,7 @@ class KungFuPage(pn.viewable.Viewer):
                         pn.pane.HTML(reference.crt_html(), stylesheets=[ODDS_CSS], margin=(0, 6)),
                         title="Rules and the CRT", collapsed=True, sizing_mode="stretch_width", name="reference")
         right = pn.Column(
-            box("Your move", self.decisions, self.standing, self.way, self.bots, sizing_mode="stretch_width"),
+            box("Your move", self.decisions, self.way, self.bots, sizing_mode="stretch_width"),
             box("Game", md(self._bound(lambda: views.side_markdown(s, self.at_table), v), margin=(0, 6),
                            sizing_mode="stretch_width", renderer_options=NO_HTML), sizing_mode="stretch_width"),
             rules,

@@ -191,8 +191,15 @@ def test_the_clone_masters_browser_reveals_him_during_the_terminators_move(table
     until(lambda: s.selected == "T1", t)
     click_square(t, mine, "g5")
     until(lambda: s.state.figs["T1"].pos == s.game.board.square("g5"), t)
-    expect(reveal).to_be_visible(timeout=WAIT)
-    reveal.click()
+    # his browser has drawn the move (and the decision panel redrawn with it) before he clicks
+    c.wait_for_function(f"() => ({BOARD_DETAILS})().some(d => d.startsWith('T1: Terminator on g5'))", timeout=WAIT)
+    for _ in range(3):  # a click that lands on a button the panel is just redrawing is pressed again
+        reveal.click(timeout=WAIT)
+        try:
+            wait_for(lambda: s.state.step is Step.BONUS_MOVE, c, timeout=5.0)
+            break
+        except AssertionError:
+            continue
     until(lambda: s.state.step is Step.BONUS_MOVE and s.state.figs["CM"].face_up, c)
     t.wait_for_function(f"() => ({BOARD_DETAILS})().some(d => d.startsWith('CM: Clone Master on s9'))", timeout=WAIT)
     expect(reveal).to_be_hidden(timeout=WAIT)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from apps.kf2100 import table_game_page
+from apps.kf2100.controls import REVEAL
 from engine.core import IllegalActionError, dump_state
 from engine.core.seal import Sealer
 from engine.core.session import BOT, PERSON, Level
@@ -119,14 +120,17 @@ def test_the_standing_control_is_the_clone_masters_page_only_and_reveals_him(tmp
     table, (mine, his, watching) = table_pages(tmp_path)
     s = table.session
     assert his.standing.shown() and not mine.standing.shown() and not watching.standing.shown()
+    label = "Reveal the Clone Master now"  # a row of his decision panel only
+    assert label in his.decisions.buttons() and label not in mine.decisions.buttons()
+    assert label not in watching.decisions.buttons()
     before, version = dump_state(s.state), s.version  # (a table's file is sealed afresh each save)
-    assert not mine.standing.reveal()  # the Terminators' browser is refused, the game unchanged
+    assert not mine.decisions.choose(REVEAL)  # the Terminators' browser is refused, the game unchanged
     assert "only the Clone Master's player" in s.notice.text
     assert dump_state(s.state) == before and s.version == version
     assert not watching.standing.reveal()  # a watcher: the gate says no
     assert dump_state(s.state) == before and s.version == version
-    assert his.standing.reveal()
+    assert his.decisions.choose(REVEAL)
     assert s.state.figs["CM"].face_up and s.state.step is Step.BONUS_MOVE and s.person_to_move() == CLONE_MASTER
-    assert not his.standing.shown()  # his bonus move now: the board, not the control
+    assert not his.standing.shown() and label not in his.decisions.buttons()  # his bonus move: the board now
     assert his.board.click_square("u9")
     assert s.state.step is Step.MOVE and s.person_to_move() == TERMINATORS and not his.standing.shown()
