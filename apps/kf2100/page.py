@@ -137,8 +137,11 @@ class KungFuPage(pn.viewable.Viewer):
                    sizing_mode="stretch_width", visible=self._bound(lambda: s.state.phase == "over", v))
         return pn.Column(
             header, notice, *warning, over,
-            pn.Row(box("The lair", self.board, pn.pane.HTML(LEGEND, styles={"font-size": "11px", "color": "#374151"},
-                                                             margin=(0, 6))), right),
+            # A flex box, not a row: where the page is narrower than the board and the right column (a notebook's
+            # output area), the column goes under the board instead of the page scrolling sideways.
+            pn.FlexBox(box("The lair", self.board, pn.pane.HTML(LEGEND, styles={"font-size": "11px",
+                                                                                "color": "#374151"}, margin=(0, 6))),
+                       right, flex_wrap="wrap", margin=0),
             self.combat_box,
             pn.FlexBox(box("Roll log: every d6 with the chance it had", log, width=620),
                        pn.Column(box("Figures", frame, sizing_mode="stretch_width"),
