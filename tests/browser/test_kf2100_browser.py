@@ -113,7 +113,7 @@ def decide(page, dash, press, errors):
     while s.version == version:
         try:
             press()
-            wait_for(lambda: s.version > version, page, timeout=5.0)
+            wait_for(lambda: s.version > version, page, timeout=10.0)  # a loaded machine can take 5 s to play it
         except (PlaywrightError, AssertionError):
             if s.version == version and time.time() > deadline:
                 pytest.fail(f"the page did not take the decision at {s.notice.text!r}: {page_report(page, errors)}")
