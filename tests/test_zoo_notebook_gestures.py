@@ -111,3 +111,24 @@ def test_bokeh_event_callbacks_in_a_notebook_drop_a_change_of_the_same_message()
     from_browser(doc, changed(button, "active", 1), press)
     assert seen == ["panstart"]
     assert radio.value == "head", "Panel now keeps the change: the arena could use fig.on_event again"
+
+
+def test_a_heat_map_click_in_one_message_with_a_widget_change_gets_both(notebook_page):
+    """The expected-points map's clicks come the arena's way too: a face chosen and a cell of the map clicked, in
+    one message, give the face and the aim of that cell (the map's nearest cell to the click)."""
+    import asyncio
+
+    page, doc, face = notebook_page
+    s = page.session
+    assert s.choose_die("C1") and s.launch_spot("S-dot") and s.propose_flick(0.0, 1.2), s.notice.text
+    asyncio.run(page.odds._map())
+    grid = page.odds.grid
+    assert grid is not None and len(grid) > 0, page.odds.why_not
+    k = len(grid) // 3
+    cell = (float(grid["direction"][k]), float(grid["speed"][k]))
+    assert cell != (s.direction, s.speed)
+    click = changed(page.odds.heat_click, "data", {"kind": ["tap"], "x0": [cell[0] + 1.0], "y0": [cell[1] + 0.01],
+                                                   "x1": [cell[0] + 1.0], "y1": [cell[1] + 0.01], "seq": [1]})
+    from_browser(doc, changed(face, "active", face.labels.index("back")), click)
+    assert s.face == "back"
+    assert (s.direction, s.speed) == cell, s.notice.text

@@ -80,6 +80,11 @@ def drag(page, start, vector, shot_name=None):
     drag_data(page, "arena", start, vector, before=scroll, before_release=before_release if shot_name else None)
 
 
+SCROLL_TO = """(name) => [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame)
+  .el.scrollIntoView({block: 'center'})"""
+"""JS: scroll the figure named ``name`` into the middle of the viewport (mouse coordinates are the viewport's)."""
+
+
 def figure_title(page, name):
     return page.evaluate("(name) => [...Bokeh.index.all_views()].find(v => v.model.name === name).model.title.text",
                          name)
@@ -606,4 +611,11 @@ def test_a_points_battle_maps_the_expected_points_of_each_aim(page, serve_app, c
         message=lambda: f"the browser maps {drawn(page, 'heatmap_cells', fig='heatmap')['p'][:6]}…")
     page.locator(".bk-Canvas").nth(1).scroll_into_view_if_needed()
     shot(page, "14_expected_points_map")
+    # A click on a cell aims there (the map's clicks reach the session through a source the browser writes).
+    k = next(i for i in range(len(grid)) if abs(float(grid["speed"][i]) - s.speed) > 0.3)
+    cell = (float(grid["direction"][k]), float(grid["speed"][k]))
+    page.evaluate(SCROLL_TO, "heatmap")
+    page.mouse.click(*to_page(page, *cell, "heatmap"))
+    until(lambda: (s.direction, s.speed) == pytest.approx(cell), page,
+          message=lambda: f"a click on the cell {cell} aimed at {(s.direction, s.speed)}")
     assert console_errors == []
