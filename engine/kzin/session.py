@@ -15,6 +15,7 @@ result back (:meth:`KzinSession.record_running_odds` drops the estimates of a ga
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
@@ -127,6 +128,7 @@ class KzinSession(GameSession):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self._advice_cache: tuple[Any, Advice] | None = None
+        self._advice_lock = threading.Lock()  # the pages of a table ask at once: the second waits for the first's
         self.param.watch(self._forget_guess, ["selection"])  # a guess is for one commitment
         if self.state is None:
             self.new_game()
@@ -348,15 +350,16 @@ class KzinSession(GameSession):
         if state.current_player() != 0:
             return None
         key = (version, self.advisor_rollouts, self.advisor)
-        cached = self._advice_cache
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        if self.advisor == EXPERT:
-            advice = expert_advice(state)
-        else:
-            advice = advise(state, rollouts=self.advisor_rollouts, seed=self.seed + state.turn)
-        self._advice_cache = (key, advice)
-        return advice
+        with self._advice_lock:  # one computation per key, however many pages (a table's) ask for it at once
+            cached = self._advice_cache
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            if self.advisor == EXPERT:
+                advice = expert_advice(state)
+            else:
+                advice = advise(state, rollouts=self.advisor_rollouts, seed=self.seed + state.turn)
+            self._advice_cache = (key, advice)
+            return advice
 
     def deck_counts(self) -> pd.DataFrame:
         """Cards left in the deck by type, and the exact chance that the next card is of each type.
