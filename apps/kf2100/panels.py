@@ -22,7 +22,7 @@ from apps.kf2100.live import on_page_of, page_document
 from engine.core import IllegalActionError
 from engine.core.rng import clone_rng
 from engine.kf2100.odds import CombatOdds
-from engine.kf2100.session import KungFuSession, outlook_of, outlook_open
+from engine.kf2100.session import KungFuSession, outlook_open
 
 MUTED = {"color": "#6b7280", "font-size": "12px"}
 
@@ -118,7 +118,7 @@ class Outlook(pn.viewable.Viewer):
         yield pn.Row(pn.indicators.LoadingSpinner(value=True, size=18, margin=(4, 6)),
                      pn.pane.HTML("<p>Working out the whole combat in the background…</p>", styles=MUTED))
         try:
-            result = await asyncio.to_thread(outlook_of, state, self.max_nodes, self.games, s.seed)
+            result = await asyncio.to_thread(s.outlook_for, state, key, self.max_nodes, self.games)
         except Exception as exc:
             self.error = f"The outlook failed: {exc!r}"
             yield pn.pane.HTML(html.escape(self.error), styles={"color": "#b91c1c"})
@@ -132,7 +132,7 @@ class Outlook(pn.viewable.Viewer):
         key = self.session.combat_key()
         if key is None or not outlook_open(self.session.state):
             return self.current()
-        self.outlook = (key, outlook_of(self.session.state.clone(), self.max_nodes, self.games, self.session.seed))
+        self.outlook = (key, self.session.outlook_for(self.session.state.clone(), key, self.max_nodes, self.games))
         return self.current()
 
     def __panel__(self) -> pn.viewable.Viewable:

@@ -18,6 +18,7 @@ act (``take_screen``), and ``screen_view()`` shows only public information until
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -119,6 +120,8 @@ class KungFuSession(GameSession):
         self._undo: list[tuple[KungFuState, list[tuple[str, str, str]], KungFuState]] = []
         self.combat_log_start = 0  # where the combat being fought begins in the state's log (its exchange so far)
         self._combat_seen: tuple[Any, ...] | None = None
+        self._outlook: tuple[Any, CombatOdds] | None = None  # the last combat's outlook, by combat key
+        self._outlook_lock = threading.Lock()  # the pages of a table ask at once: the second waits for the first's
         if self.state is None:
             self._start(self.scenario, list(self.seats), self.terminator_levels)
 
@@ -590,6 +593,18 @@ class KungFuSession(GameSession):
         """Which combat is being fought (turn, phase, members): an outlook worked out for another is stale."""
         c = self.state.combat
         return None if c is None else (self.game_number, self.state.turn, self.state.phase, tuple(c.members))
+
+    def outlook_for(self, state: KungFuState, key: tuple[Any, ...], max_nodes: int = 6000, games: int = 400
+                    ) -> CombatOdds:
+        """The whole-combat outlook of the combat ``key`` from ``state`` (a snapshot a worker thread was handed):
+        worked out once per combat and kept, however many pages (a table's) ask for it at once."""
+        with self._outlook_lock:
+            cached = self._outlook
+            if cached is not None and cached[0] == (key, max_nodes, games):
+                return cached[1]
+            result = outlook_of(state, max_nodes, games, self.seed)
+            self._outlook = ((key, max_nodes, games), result)
+            return result
 
     def map_layout(self) -> dict[str, Any]:
         """The lair for drawing: every square with its kind, room, floor level and equipment."""

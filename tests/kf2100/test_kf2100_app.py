@@ -264,3 +264,32 @@ def test_the_benchmark_prints_its_figures(capsys):
     names = {name.rsplit(" + ", 1)[0] for name, _ in rows}
     assert names == {"kf2100 board click", "kf2100 decision", "kf2100 bot step"}
     assert all(ms > 0 for _, ms in rows) and "ms" in out
+
+
+def test_pages_asking_for_the_same_outlook_at_once_share_one_computation(monkeypatch):
+    """A table's pages share its session and each works out the combat's outlook on a worker thread: it is
+    worked out once per combat, and every page gets that one result."""
+    import threading
+    import time
+
+    import engine.kf2100.session as ks
+
+    p, s = combat_page()
+    real, calls = ks.outlook_of, []
+
+    def slow(*args, **kwargs):
+        calls.append(threading.get_ident())
+        time.sleep(0.3)  # long enough for every page to ask while the first is still working
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ks, "outlook_of", slow)
+    key, state = s.combat_key(), s.state.clone()
+    got: list = []
+    games = p.outlook.games + 1  # not the outlook the page has already worked out
+    pages = [threading.Thread(target=lambda: got.append(s.outlook_for(state, key, 6000, games))) for _ in range(3)]
+    for t in pages:
+        t.start()
+    for t in pages:
+        t.join()
+    assert len(calls) == 1 and len(got) == 3 and all(o is got[0] for o in got)
+    assert s.outlook_for(state, key, 6000, games) is got[0] and len(calls) == 1  # kept for the next page
