@@ -1,9 +1,10 @@
 """The Kung Fu 2100 page: the lair on a clickable board, the decisions, the combat with its odds, the side panels.
 
 :class:`KungFuPage` lays out the components over one :class:`~engine.kf2100.session.KungFuSession`. Every part
-is bound to the session's parameters (``version``, ``notice``) or the board's armed chit, so the same page is
-live in a served tab and in a notebook cell. On a served page the session is paced: :class:`BotTurns` plays
-the bots' and the dice's steps one at a time, so a bot's turn unfolds on screen.
+is bound to the page's ``followed`` (the session's changes, followed on this page's own document) or the
+board's armed chit, so the same page is live in a served tab, at a table and in a notebook cell. On a served
+page the session is paced: :class:`BotTurns` plays the bots' and the dice's steps one at a time, so a bot's turn
+unfolds on screen.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class KungFuPage(pn.viewable.Viewer):
                              "for a watcher or a browser without the seat.")
     at_table = param.Boolean(default=False, doc="A table's page: the table's bots play, its file is the autosave, "
                              "and its games are dealt from secret seeds no page shows.")
+    followed = param.Integer(default=0, doc="Bumped, on this page's own document, after each change of the game, its "
+                             "notice or its log: what this page's panes are bound to (see __init__).")
 
     def __init__(self, **params: Any) -> None:
         if params.get("session") is None:
@@ -80,6 +83,11 @@ class KungFuPage(pn.viewable.Viewer):
                                      may_act=self.may_act, at_table=self.at_table)
         doc = page_document()  # a change from another browser at the table reaches the CRT on this page's document
         s.param.watch(on_page_of(doc, self._follow_crt), ["version"])
+        # The panes follow the game through ``followed``, bumped on this page's own document. Bound to the session
+        # itself, a move from another browser at the table updated them in that browser's callback, where Panel
+        # takes a pane's stylesheets from the other document's cache: this page's document then referred to a model
+        # of the other's, its browser refused the patch ("reference ... isn't known") and the page stopped changing.
+        s.param.watch(on_page_of(doc, lambda: self.param.trigger("followed")), ["version", "notice", "log"])
         self.board.param.watch(on_page_of(doc, self._follow_crt), ["armed"])
         self._follow_crt()
         self._layout = self._build()
@@ -90,9 +98,9 @@ class KungFuPage(pn.viewable.Viewer):
 
     def _build(self) -> pn.Column:
         s, b, sides = self.session, self.board, self.sides
-        v, armed, held = s.param.version, b.param.armed, sides.param.held
+        v, armed, held = self.param.followed, b.param.armed, sides.param.held
         md = pn.pane.Markdown
-        notice = pn.pane.HTML(self._bound(lambda: notice_html(sides.notice(s)), s.param.notice, v, held),
+        notice = pn.pane.HTML(self._bound(lambda: notice_html(sides.notice(s)), v, held),
                               stylesheets=[NOTICE_CSS], margin=(0, 6), sizing_mode="stretch_width", name="notice")
         combat = md(self._bound(lambda: views.combat_markdown(s, sides.view(s), s.combat_log_start), v, held),
                     margin=(0, 6), sizing_mode="stretch_width", name="combat", renderer_options=NO_HTML)
@@ -110,7 +118,7 @@ class KungFuPage(pn.viewable.Viewer):
         frame = pn.pane.DataFrame(self._bound(lambda: views.figures_frame(sides.view(s)), v, held), index=False,
                                   sizing_mode="stretch_width", stylesheets=[LEFT_TABLE], max_height=260,
                                   styles={"overflow-y": "auto"})
-        log = pn.pane.DataFrame(self._bound(lambda: views.log_frame(s), s.param["log"]), index=False,
+        log = pn.pane.DataFrame(self._bound(lambda: views.log_frame(s), v), index=False,
                                 sizing_mode="stretch_width", stylesheets=[LEFT_TABLE], max_height=300,
                                 styles={"overflow-y": "auto"}, name="log")
         rules = pn.Card(md(reference.RULES, margin=(0, 6), renderer_options=NO_HTML),

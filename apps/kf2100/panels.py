@@ -1,6 +1,7 @@
 """The Kung Fu 2100 page's background work: the bots' paced turns and the whole-combat outlook.
 
-Both are async generators bound to the session's ``version`` with ``pn.bind``: Panel runs them on the page's
+Both are async generators bound with ``pn.bind`` to the session's ``version`` (the outlook: as its page follows
+it on its own document): Panel runs them on the page's
 event loop (or the notebook kernel's), starts the first once the page is loaded (``defer_load``), cancels the
 run a newer version supersedes, and cancels it when the tab closes. The work itself runs in
 ``asyncio.to_thread`` over a snapshot taken on the loop (the state and the generator copied), and the result
@@ -81,16 +82,20 @@ class Outlook(pn.viewable.Viewer):
     error = param.String(default="", doc="Why the outlook failed, if it did.")
     shown = param.Tuple(default=(None, None), length=2, doc="(combat key, CombatOdds or None): what is shown; set "
                         "only when it changes, so the chart is not redrawn on every click")
+    followed = param.Integer(default=0, doc="Bumped on this page's own document after each change of the game: what "
+                             "the work is bound to (a move from another browser at the table would build the spinner's "
+                             "panes in that browser's callback, with its document's stylesheets).")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         s = self.session
-        self._work = pn.panel(pn.bind(self._think, s.param.version), defer_load=True, margin=0)
+        self._work = pn.panel(pn.bind(self._think, self.param.followed), defer_load=True, margin=0)
         # The outlook comes back in an async task and a move may come from another browser at the table: the
         # chart follows on this page's document either way.
         doc = page_document()
         self.param.watch(on_page_of(doc, self._follow), ["outlook"])
         s.param.watch(on_page_of(doc, self._follow), ["version"])
+        s.param.watch(on_page_of(doc, lambda: self.param.trigger("followed")), ["version"])
         self._follow()
         self.chart = pn.pane.HoloViews(charts.hits(lambda: self.shown[1], self.param.shown), linked_axes=False,
                                        margin=0)
@@ -108,7 +113,7 @@ class Outlook(pn.viewable.Viewer):
         key = self.session.combat_key()
         return o[1] if o is not None and key is not None and o[0] == key else None
 
-    async def _think(self, version: int) -> AsyncIterator[Any]:
+    async def _think(self, _followed: int) -> AsyncIterator[Any]:
         s = self.session
         key = s.combat_key()
         if key is None or not outlook_open(s.state) or self.current() is not None:

@@ -111,7 +111,7 @@ def table_pages(tmp_path):
     assert table.take("Terminators", terminators) == "" and table.take("Clone Master", clone_master) == ""
     table.session.load(dump_state(mid_move()))
     assert table.session.seat(CLONE_MASTER) == PERSON and not table.session.hand_over
-    pages = [table_game_page(table.session, SeatBar(token, table=table).may_act)
+    pages = [table_game_page(table, token, SeatBar(token, table=table).may_act)
              for token in (terminators, clone_master, watcher)]
     return table, pages
 
