@@ -269,27 +269,15 @@ def test_the_benchmark_prints_its_figures(capsys):
 def test_pages_asking_for_the_same_outlook_at_once_share_one_computation(monkeypatch):
     """A table's pages share its session and each works out the combat's outlook on a worker thread: it is
     worked out once per combat, and every page gets that one result."""
-    import threading
-    import time
+    from threads_helpers import asked_at_once, slowed
 
     import engine.kf2100.session as ks
 
     p, s = combat_page()
-    real, calls = ks.outlook_of, []
-
-    def slow(*args, **kwargs):
-        calls.append(threading.get_ident())
-        time.sleep(0.3)  # long enough for every page to ask while the first is still working
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(ks, "outlook_of", slow)
+    calls: list[int] = []
+    monkeypatch.setattr(ks, "outlook_of", slowed(ks.outlook_of, calls))
     key, state = s.combat_key(), s.state.clone()
-    got: list = []
     games = p.outlook.games + 1  # not the outlook the page has already worked out
-    pages = [threading.Thread(target=lambda: got.append(s.outlook_for(state, key, 6000, games))) for _ in range(3)]
-    for t in pages:
-        t.start()
-    for t in pages:
-        t.join()
+    got = asked_at_once(lambda: s.outlook_for(state, key, 6000, games))
     assert len(calls) == 1 and len(got) == 3 and all(o is got[0] for o in got)
     assert s.outlook_for(state, key, 6000, games) is got[0] and len(calls) == 1  # kept for the next page

@@ -386,28 +386,16 @@ def test_a_scored_estimate_is_published_with_the_battle_it_scores():
 def test_pages_asking_for_the_same_advice_at_once_share_one_computation(monkeypatch):
     """A table's pages share its session and each asks for the advice on a worker thread as the decision comes:
     the advisor runs once per decision, and every page gets that one ranking."""
-    import threading
-    import time
+    from threads_helpers import asked_at_once, slowed
 
     import engine.kzin.session as ks
 
     s = KzinSession(seed=5)
     while s.decision() is None:
         s.play(s.state.legal_actions()[0])
-    real, calls = ks.advise, []
-
-    def slow(*args, **kwargs):
-        calls.append(threading.get_ident())
-        time.sleep(0.3)  # long enough for every page to ask while the first is still working
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(ks, "advise", slow)
+    calls: list[int] = []
+    monkeypatch.setattr(ks, "advise", slowed(ks.advise, calls))
     state, version = s.state.clone(), s.version
-    got: list = []
-    pages = [threading.Thread(target=lambda: got.append(s.advice_for(state, version))) for _ in range(3)]
-    for t in pages:
-        t.start()
-    for t in pages:
-        t.join()
+    got = asked_at_once(lambda: s.advice_for(state, version))
     assert len(calls) == 1
     assert len(got) == 3 and got[0] is not None and all(a is got[0] for a in got)
