@@ -113,6 +113,7 @@ def test_bokeh_event_callbacks_in_a_notebook_drop_a_change_of_the_same_message()
     assert radio.value == "head", "Panel now keeps the change: the arena could use fig.on_event again"
 
 
+@pytest.mark.no_event_loop  # asyncio.run needs a thread without Playwright's running loop
 def test_a_heat_map_click_in_one_message_with_a_widget_change_gets_both(notebook_page):
     """The expected-points map's clicks come the arena's way too: a face chosen and a cell of the map clicked, in
     one message, give the face and the aim of that cell (the map's nearest cell to the click)."""
