@@ -84,20 +84,9 @@ def decline(page, dash):
     until(lambda: s.version > version, page)
 
 
-def tiles_shown(page) -> list[str]:
-    """The card tiles the browser shows, in order, their text with its whitespace collapsed."""
-    return [" ".join(t.split()) for t in page.locator(".tile button").locator("visible=true").all_inner_texts()]
-
-
 def fight(page, dash, label, shot_name):
-    """Select a Fleet, see the odds, add the other cards, see them change, commit; check marker and log.
-
-    A tile's click plays the card the server has in that slot, so the tiles are clicked once the browser shows
-    this turn's table: a click on a tile the browser still labels with the last turn's card would select
-    another."""
+    """Select a Fleet, see the odds, add the other cards, see them change, commit; check marker and log."""
     s = dash.session
-    dealt = [" ".join(b.label.split()) for b in dash.tiles.shown()]
-    until(lambda: tiles_shown(page) == dealt, page)
     views = [v for v in s.table() if v.selectable]
     fleet = next(v for v in views if v.type == "H")
     tile(page, fleet.name, fleet.copy).click()
