@@ -1,8 +1,8 @@
 """The Kung Fu 2100 page's background work: the bots' paced turns and the whole-combat outlook.
 
 Both are async generators bound with ``pn.bind`` to the session's ``version`` (the outlook: as its page follows
-it on its own document): Panel runs them on the page's
-event loop (or the notebook kernel's), starts the first once the page is loaded (``defer_load``), cancels the
+it on its own document): Panel runs them on the page's event loop (or the notebook kernel's), starts the first
+once the page is loaded (``defer_load``), cancels the
 run a newer version supersedes, and cancels it when the tab closes. The work itself runs in
 ``asyncio.to_thread`` over a snapshot taken on the loop (the state and the generator copied), and the result
 comes back to the loop before any parameter changes, so no thread writes to a page or to the session.
