@@ -149,3 +149,11 @@ def test_the_benchmark_times_the_in_process_path_against_the_loop_it_replaced():
     rows = in_process_rows(games=1_000, repeats=1)
     assert [r.unit for r in rows] == ["ms", "ms", "ms"] and rows[0].rate > 0 and rows[1].rate > 0
     assert rows[2].rate == pytest.approx(rows[1].rate - rows[0].rate)
+
+
+def test_the_benchmark_measures_the_machines_own_ceiling_for_two_processes():
+    from engine.bench_distributed import ceiling_rows
+
+    [row] = ceiling_rows(200_000)
+    # Two processes can be slower than one on a loaded machine, but never more than twice as fast.
+    assert row.unit == "x" and 0 < row.rate < 2.5
