@@ -273,12 +273,13 @@ class TablesRun:
 
 
 def play_tables(tables: list[SeatedTable], seconds: float, server: psutil.Process, run: TablesRun,
-                timeout: float = 60.0) -> None:
+                timeout: float = 60.0, rounds_at_least: int = 0) -> None:
     """Each table in turn: its maker moves, the move must show in the table's other browser, and every browser
-    at every other table must still show what it showed before (a game kept apart); for ``seconds``."""
+    at every other table must still show what it showed before (a game kept apart); for ``seconds``, and for at
+    least ``rounds_at_least`` rounds (a move at each table)."""
     end = time.time() + seconds
     rounds = 0
-    while time.time() < end:
+    while time.time() < end or rounds < rounds_at_least:
         for t in tables:
             before = {other.id: other.status for other in tables}
             try:
@@ -330,8 +331,9 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
                 browser = launch(stack.enter_context(sync_playwright()))
                 stack.callback(browser.close)
             warm = [open_table(browser, url, play) for play in plays]
-            for _ in range(warm_moves):  # the code of play in (imports, compiled paths, caches every table shares)
-                play_tables(warm, 0, server, TablesRun())
+            # The code of play in (imports, compiled paths, the worker threads' physics, caches every table shares).
+            # A round a call with no time given played no move at all: the first measured moves warmed the server.
+            play_tables(warm, 0, server, TablesRun(), rounds_at_least=warm_moves)
             for t in warm:
                 t.close()
             figures["warm"] = settle(url, server, "warm-up tables closed", poll=poll)

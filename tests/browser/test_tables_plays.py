@@ -1,7 +1,11 @@
 """The load test's and the benchmark's plays of Kung Fu 2100 and Kung-Fu Zoo (:data:`apps._browser.TABLE_PLAYS`),
 short, in the style of ``test_soak_tables.py``: on a real ``dojo serve``, each game's maker moves through the page
 only (Kung Fu 2100: its decision buttons, holding both seats with the hand-over; the Zoo: its flicks, holding both
-teams), each move shows in the table's other browser, and neither table's move shows at the other."""
+teams), each move shows in the table's other browser, and neither table's move shows at the other.
+
+The memory is compared with the server warmed by six moves at each game's table first: the Zoo's first flicks
+build each worker thread's physics models (``engine.zoo.arena3d.model.kit_for``), ~20 MB once for the server.
+The warm-up played no move at all until a CI run failed at +10.6%."""
 
 from __future__ import annotations
 
@@ -20,10 +24,8 @@ def test_the_three_games_are_played_at_tables_by_the_load_test():
     assert set(TABLE_PLAYS) == {"kzin", "kf2100", "zoo"}
 
 
-@pytest.mark.xfail(strict=False, reason="failed in the final fresh-clone CI run of 2026-12-01 on a quiet machine, "
-                   "cause not yet traced (passed in the helper's runs and in two loaded CI runs)")
 def test_kung_fu_2100_and_zoo_tables_are_played_through_the_page_and_kept_apart(browser) -> None:
-    figures, run = soak_tables(SECONDS / 60, len(GAMES), games=GAMES, session_ms=500, warm_moves=2, browser=browser)
+    figures, run = soak_tables(SECONDS / 60, len(GAMES), games=GAMES, session_ms=500, warm_moves=6, browser=browser)
     assert run.failures == []
     assert len(run.moves) == len(GAMES) and all(n >= 2 for n in run.moves.values()), run.moves
     assert figures["after"] <= 1.10 * figures["warm"], figures
