@@ -87,17 +87,26 @@ class SharedWork:
     fixed by what it is for (its generator is seeded by the piece), so the first page to ask works it out on a
     worker thread and the others await that very result: one table's odds and map cost one page's CPU, whatever
     the number of pages. A page's superseded run stops awaiting, but the piece goes on for the others (shielded).
-    The results are kept by their key (the battle's number and version among it), the last ``limit`` of them."""
+    The results are kept for the battle now at the table only (its game and version), the last ``limit`` of
+    them: a move makes every piece of the battle before it dead, and keeping them cost a table ~27 MB once the
+    old limit of 512 was reached (measured on the load test's Zoo table: the server grew for 8 flicks, then
+    stayed up). Within one battle re-aims keep theirs, so aiming back finds its odds done."""
 
-    def __init__(self, limit: int = 512) -> None:
+    def __init__(self, limit: int = 256) -> None:
         self.limit = limit
+        self.battle: tuple[int, int] | None = None
+        """The newest battle asked for: pieces of any other are not kept."""
         self.done: dict[Any, Any] = {}
         self.running: dict[Any, asyncio.Future[Any]] = {}
         self.computed = 0
         """Pieces worked out (not found done or running): what the table's pages cost."""
 
-    async def get(self, key: Any, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` on a worker thread, once per ``key``."""
+    async def get(self, battle: tuple[int, int], key: Any, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` on a worker thread, once per ``key`` of ``battle`` (the game's number and version)."""
+        if self.battle is None or battle > self.battle:
+            self.battle = battle
+            self.done.clear()
+        key = (battle, key)
         if key in self.done:
             return self.done[key]
         task = self.running.get(key)
@@ -110,8 +119,8 @@ class SharedWork:
 
     def _finished(self, key: Any, task: asyncio.Future[Any]) -> None:
         self.running.pop(key, None)
-        if task.cancelled() or task.exception() is not None:
-            return
+        if task.cancelled() or task.exception() is not None or key[0] != self.battle:
+            return  # a failure is tried again; an old battle's piece is for no page now
         self.done[key] = task.result()
         while len(self.done) > self.limit:
             self.done.pop(next(iter(self.done)))
@@ -204,10 +213,11 @@ class OddsPanel(pn.viewable.Viewer):
         jobs = noisy_jobs(flick, noise, sum(ODDS_CHUNKS), make_rng(0))
         samples: list[Any] = []
         start = 0
-        key = (s.game_number, s.version, str(flick), s.aim_angle_sd, s.aim_speed_sd)
+        battle, key = (s.game_number, s.version), (str(flick), s.aim_angle_sd, s.aim_speed_sd)
         try:
             for k, n in enumerate(ODDS_CHUNKS):
-                samples += await self.shared.get(("odds", *key, k), run_samples, state, jobs[start:start + n], 1)
+                samples += await self.shared.get(battle, ("odds", *key, k), run_samples, state,
+                                                 jobs[start:start + n], 1)
                 start += n
                 self.param.update(odds=summarise(flick, noise, samples), busy=k < len(ODDS_CHUNKS) - 1)
         finally:
@@ -254,8 +264,8 @@ class OddsPanel(pn.viewable.Viewer):
             for k, (speed, part) in enumerate(pieces):
                 if k < len(rows):
                     continue  # mapped before a re-aim stopped the map
-                piece = await self.shared.get(("map", key, k), odds_grid, state, flick.with_aim(part[0], speed),
-                                              part, [speed], noise, GRID_SAMPLES, k, 1)
+                piece = await self.shared.get(key[:2], ("map", key, k), odds_grid, state,
+                                              flick.with_aim(part[0], speed), part, [speed], noise, GRID_SAMPLES, k, 1)
                 if self._rows[1] is not rows or len(rows) != k:
                     return  # another run took the map over meanwhile
                 rows.append(piece)

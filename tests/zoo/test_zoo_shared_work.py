@@ -48,3 +48,25 @@ def test_three_pages_at_a_table_work_the_odds_and_the_map_out_once(tmp_path):
     assert shared.computed == pieces + len(zp.ODDS_CHUNKS)
     for p in pages:
         p.close()
+
+
+def test_a_tables_shared_work_keeps_only_the_battle_now_at_the_table():
+    """A move makes the pieces of the battle before it dead: they are dropped, not kept up to the limit (the
+    load test's Zoo table grew ~27 MB that way), and a piece of an old battle finishing late is not kept."""
+    work = zp.SharedWork(limit=4)
+
+    async def play() -> None:
+        assert await work.get((1, 5), "a", lambda: "a5") == "a5"
+        assert await work.get((1, 5), "b", lambda: "b5") == "b5"
+        assert await work.get((1, 5), "a", lambda: "again") == "a5" and work.computed == 2  # kept for its battle
+        late = asyncio.ensure_future(work.get((1, 5), "c", lambda: "c5"))
+        await asyncio.sleep(0)  # the old battle's piece is running when the move comes
+        assert await work.get((1, 6), "a", lambda: "a6") == "a6"  # the battle after a move: worked out anew
+        assert await late == "c5"  # the page that asked still gets its answer
+        assert list(work.done) == [((1, 6), "a")]
+        for k in "bcdef":
+            await work.get((1, 6), k, lambda k=k: k)
+        assert len(work.done) == 4  # the limit within one battle
+        assert await work.get((2, 0), "a", lambda: "new game") == "new game" and list(work.done) == [((2, 0), "a")]
+
+    asyncio.run(play())
