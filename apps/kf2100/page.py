@@ -136,9 +136,12 @@ class KungFuPage(pn.viewable.Viewer):
             width=RIGHT_WIDTH)
         heart = md(self._bound(lambda: views.heart_markdown(s, sides.view(s)), v, held), margin=(0, 6),
                    renderer_options=NO_HTML)
+        # The note takes the width left beside the title and wraps there (in a notebook's narrow output area it ran
+        # off the edge).
         header = pn.Row(pn.pane.Markdown(f"# {TITLE}", margin=(0, 10)),
                         pn.pane.Markdown(RECONSTRUCTION, styles={"color": "#6b7280", "font-size": "12px"},
-                                         margin=(14, 10)), align="center")
+                                         margin=(14, 10), sizing_mode="stretch_width"),
+                        align="center", sizing_mode="stretch_width")
         warning = [self.controls.files.warning] if self.controls.files.warning else []
         over = box("Game over", pn.pane.HTML(self._bound(lambda: victory.victory_html(s), v), margin=(0, 6),
                                              stylesheets=[ODDS_CSS], name="victory", sizing_mode="stretch_width"),
