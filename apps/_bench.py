@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from apps import discover_games
+from apps.collector import IdleCollector, held_full_collections
 from apps.server import freeze_imports
 
 
@@ -25,13 +26,28 @@ async def _settle() -> None:
         await asyncio.sleep(0.01)
 
 
+async def _between(idle: IdleCollector) -> None:
+    """After a click, untimed: the page's background work, then the tick a server runs in the idle second before a
+    person's next click (:mod:`apps.collector`: the full collection, if one is due, runs there, not in a click)."""
+    await _settle()
+    idle.idle_tick()
+
+
+def _idle_line(game: str, clicks: Clicks, idle: IdleCollector) -> None:
+    inside = sum(sum(full) for full in clicks.full.values())
+    print(f"{game} full collections in idle time between clicks (untimed): {idle.summary()}; "
+          f"clicks with a full collection inside: {inside}", flush=True)
+
+
 class Clicks:
     """The milliseconds of each timed click, by kind, and how many of them the cyclic garbage collector took.
 
     The ~300 ms worst clicks of issue 11 were a full collection (generation 2) falling in a click: it walks every
     object the process tracks, the libraries' included (measured: ~170 ms of CPU with the three games imported,
     ~55 ms once :func:`apps.server.freeze_imports` has moved the imported ones out of its sight, as ``dojo serve``
-    does). The first click of each kind is printed apart: a first-click cost (a plot built, a kernel dispatched for
+    does), and since :mod:`apps.collector` holds full collections back and runs them between clicks, as the server
+    does, a click should have none ("clicks with a full collection inside"). The first click of each kind is printed
+    apart: a first-click cost (a plot built, a kernel dispatched for
     the first time) shows there, not in the median of the rest."""
 
     def __init__(self, *kinds: str) -> None:
@@ -114,24 +130,26 @@ def kzin_benchmark(repeats: int = 30) -> list[tuple[str, float]]:
                 break
         page = KzinPage(session=s, running_rollouts=200)
         pn.panel(page).get_root(Document())
-        await _settle()
+        await _between(idle)
         tiles = [v for v in s.table() if v.selectable]
         clicks = Clicks("card click", "decision")
         for i in range(repeats):
             v = tiles[i % len(tiles)]
             with clicks.timed("card click"):
                 page.tiles.click(v.kind, v.copy)
-            await _settle()
+            await _between(idle)
         for _ in range(repeats):
             if s.decision() is None:
                 s.new_game(s.seed + 1)
-                await _settle()
+                await _between(idle)
             with clicks.timed("decision"):
                 page.decisions.decide(s.decisions()[1])  # fall back or pass: the same views follow as after a battle
-            await _settle()
+            await _between(idle)
+        _idle_line("kzin", clicks, idle)
         return _rows("kzin", clicks)
 
-    return asyncio.run(run())
+    with held_full_collections() as idle:  # the server's policy (apps.server.serve)
+        return asyncio.run(run())
 
 
 def zoo_benchmark(repeats: int = 10) -> list[tuple[str, float]]:
@@ -163,6 +181,7 @@ def zoo_benchmark(repeats: int = 10) -> list[tuple[str, float]]:
                                      ("drag (aim)", a.pan_end, (109.5 + 5.0 * k, 150.0 + 10.0 * k))):
                 with clicks.timed(what):
                     assert act(*where), s.notice.text
+                idle.idle_tick()
             seen: list[float] = []  # seconds to each estimate shown
             t0 = time.perf_counter()
             watcher = page.odds.param.watch(
@@ -175,8 +194,11 @@ def zoo_benchmark(repeats: int = 10) -> list[tuple[str, float]]:
             t0 = time.perf_counter()
             await page.odds._map()
             seconds["heat map, all cells"].append(time.perf_counter() - t0)
+            idle.idle_tick()
             with clicks.timed("commit"):
                 assert page.flick.commit_flick(), s.notice.text
+            idle.idle_tick()
+        _idle_line("zoo", clicks, idle)
         rows = _rows("zoo", clicks)
         for what, xs in seconds.items():
             xs.sort()
@@ -185,7 +207,8 @@ def zoo_benchmark(repeats: int = 10) -> list[tuple[str, float]]:
                 rows.append((name, v))
         return rows
 
-    return asyncio.run(run())
+    with held_full_collections() as idle:  # the server's policy (apps.server.serve)
+        return asyncio.run(run())
 
 
 def kf2100_benchmark(repeats: int = 20) -> list[tuple[str, float]]:
@@ -205,7 +228,7 @@ def kf2100_benchmark(repeats: int = 20) -> list[tuple[str, float]]:
         for fid in ("T1", "T2", "T3"):
             s.wait_at(fid, "disposal")
         page.bots.play_all()
-        await _settle()
+        await _between(idle)
         clicks = Clicks("board click", "decision", "bot step")
         helper = HeuristicBot(0)
         enough = {"board click": 2 * repeats, "decision": repeats, "bot step": repeats}
@@ -217,6 +240,7 @@ def kf2100_benchmark(repeats: int = 20) -> list[tuple[str, float]]:
             elif wanted and s.state.phase in ("move1", "move2") and s.reachable("T1") and s.state.figs["T1"].mp > 0:
                 with clicks.timed("board click"):
                     page.board.click_figure("T1")
+                await _between(idle)
                 target = sorted(s.reachable())[clicks.count("board click") % len(s.reachable())]
                 with clicks.timed("board click"):
                     page.board.click_square(target)
@@ -224,10 +248,12 @@ def kf2100_benchmark(repeats: int = 20) -> list[tuple[str, float]]:
                 choice = helper.choose(s.state, None)
                 with clicks.timed("decision"):
                     s.attempt(s.play, choice)
-            await _settle()
+            await _between(idle)
+        _idle_line("kf2100", clicks, idle)
         return _rows("kf2100", clicks)
 
-    return asyncio.run(run())
+    with held_full_collections() as idle:  # the server's policy (apps.server.serve)
+        return asyncio.run(run())
 
 
 BENCHMARKS: dict[str, Callable[[], object]] = {"kzin": kzin_benchmark, "kf2100": kf2100_benchmark,

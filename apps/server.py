@@ -19,6 +19,7 @@ from tornado.ioloop import IOLoop
 from apps import GameApp, discover_games, landing
 from apps._memory import REPORT_HISTORY, report_patterns, session_cleanup
 from apps._tables import start_sweeps
+from apps.collector import start_idle_collection
 
 
 def routes(games: Sequence[GameApp] | None = None) -> dict[str, Callable[[], Any]]:
@@ -164,6 +165,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool | None = None
     is no login)."""
     games = discover_games()
     freeze_imports()
+    start_idle_collection()  # full collections in the IOLoop's idle time, not inside a click (apps.collector)
     lines, origins = serve_plan(port, address, len(games))
     print("\n".join(lines), flush=True)
     pn.state.on_session_destroyed(MemoryRelease().session_destroyed)  # every session of this server

@@ -79,7 +79,9 @@ class DecisionPanel(pn.viewable.Viewer):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self._buttons: dict[views.Choice, pn.widgets.Button] = {}
-        self._view = pn.Column(self._show(self.session.version, self.board.armed), sizing_mode="stretch_width",
+        self._parts: dict[tuple, pn.viewable.Viewable] = {}  # each note and row shown, by what it shows
+        self._content: tuple | None = None  # what the panel shows now
+        self._view = pn.Column(*self._show(self.session.version, self.board.armed), sizing_mode="stretch_width",
                                margin=0)
         # Redrawn on this page's document, whichever browser at the table moved (see apps.kf2100.live).
         redraw = on_page_of(page_document(), self._redraw)
@@ -88,37 +90,46 @@ class DecisionPanel(pn.viewable.Viewer):
         self.board.sides.param.watch(redraw, ["held"])
 
     def _redraw(self) -> None:
-        self._view.objects = [self._show(self.session.version, self.board.armed)]
+        content = self._content
+        objects = self._show(self.session.version, self.board.armed)
+        if self._content != content:  # unchanged (a bot's step while this page waits): nothing sent to the browser
+            self._view.objects = objects
 
     def shown(self) -> views.Decisions:
         return views.decisions(self.session, self.board.armed, self.board.sides.held)
 
-    def _show(self, _version: int, armed: tuple[str, str] | None, held: list[int] | None = None) -> pn.Column:
+    def _show(self, _version: int, armed: tuple[str, str] | None, held: list[int] | None = None) -> list[Any]:
+        """The panel's notes and rows of buttons. A note or a row shown before is the same pane again, as a button
+        is: Panel keeps the Bokeh models of the panes a redraw keeps, and builds only the new ones (a row is a
+        FlexBox, whose model is costly to build)."""
         d = views.decisions(self.session, armed, self.board.sides.held)
-        note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
-        out: list[Any] = []
-        for i, text in enumerate(d.notes):
-            if d.warning and i == 0:
-                out.append(pn.pane.Alert(text, alert_type="warning", margin=(0, 6), renderer_options=NO_HTML))
-            elif d.waiting:
-                out.append(pn.Row(pn.indicators.LoadingSpinner(value=True, size=18, margin=(6, 6)), note(text)))
-            else:
-                out.append(note(text))
-        buttons: dict[views.Choice, pn.widgets.Button] = {}
         undo = self.session.can_undo() and self.board.sides.acting(self.session) is not None
         rows = [*d.rows, (UNDO,)] if undo else list(d.rows)
         if self.standing is not None and self.standing.shown():
             rows.append((REVEAL,))
+        self._content = (d, tuple(rows))
+        note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
+        parts: dict[tuple, pn.viewable.Viewable] = {}
+        for i, text in enumerate(d.notes):
+            kind = "warning" if d.warning and i == 0 else "waiting" if d.waiting else "note"
+            key = (kind, text, d.notes[:i].count(text))  # a note twice is two panes (a model is shown once)
+            if (part := self._parts.get(key)) is None:
+                if kind == "warning":
+                    part = pn.pane.Alert(text, alert_type="warning", margin=(0, 6), renderer_options=NO_HTML)
+                elif kind == "waiting":
+                    part = pn.Row(pn.indicators.LoadingSpinner(value=True, size=18, margin=(6, 6)), note(text))
+                else:
+                    part = note(text)
+            parts[key] = part
+        buttons: dict[views.Choice, pn.widgets.Button] = {}
         for row in rows:
-            widgets = []
             for choice in row:
                 # a button shown before is kept, so a click already on its way lands when the panel is redrawn
-                button = self._buttons.get(choice) or self._button(choice)
-                buttons[choice] = button
-                widgets.append(button)
-            out.append(pn.FlexBox(*widgets, margin=0))
-        self._buttons = buttons
-        return pn.Column(*out, sizing_mode="stretch_width", margin=0)
+                buttons[choice] = self._buttons.get(choice) or self._button(choice)
+            key = ("row", row)
+            parts[key] = self._parts.get(key) or pn.FlexBox(*(buttons[c] for c in row), margin=0)
+        self._buttons, self._parts = buttons, parts
+        return list(parts.values())
 
     def _button(self, choice: views.Choice) -> pn.widgets.Button:
         button = pn.widgets.Button(label=choice.label, color="primary" if choice.primary else "default",
