@@ -180,3 +180,25 @@ def write(rows: list[dict[str, object]], path: Path) -> Path:
         w.writeheader()
         w.writerows(rows)
     return path
+
+
+def update_readme(readme: Path, rows: list[dict[str, object]] | None = None) -> bool:
+    """Put :func:`readme_table` of ``rows`` (the shipped CSV by default) in place of the README's table (the lines
+    from its ``| policy | default`` header to the first line that is not a table row); True if the text changed."""
+    text = readme.read_text()
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("| policy | default |")]
+    if len(starts) != 1:
+        raise ValueError(f"{readme} has {len(starts)} win-rate tables (a line starting '| policy | default |')")
+    end = starts[0]
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    new = "\n".join([*lines[:starts[0]], readme_table(rows if rows is not None else read()), *lines[end:]])
+    readme.write_text(new)
+    return new != text
+
+
+if __name__ == "__main__":
+    import sys
+
+    print("README table updated" if update_readme(Path(sys.argv[1])) else "README table already current")
