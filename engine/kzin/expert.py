@@ -168,6 +168,37 @@ def _value(V, kem, c2, nf, tech, n_pile, r, options):
 
 
 @njit(cache=True, nogil=True)
+def _value_pair(V, kem_w, kem_l, nf, tech, n_pile, r, options):
+    """(:func:`_value` at ``kem_w``, at ``kem_l``) with no Conquest force: a battle's after-win and after-loss values,
+    the same numbers as two calls, the cell and the reserve's interpolation found once."""
+    _, b, c, d, e = _cell(V, kem_l, 0, nf, tech, n_pile, options[4])
+    x = r / R_STEP
+    i = int(x) if x > 0.0 else 0
+    w = x - i
+    vw = 0.0
+    vl = 0.0
+    for side in range(2):
+        kem = kem_w if side == 0 else kem_l
+        if kem >= options[5]:
+            v = 1.0
+        elif kem <= options[4] or (options[0] == 0 and n_pile == 0):
+            v = 0.0
+        else:
+            a = kem - options[4] - 1
+            if x <= 0.0:
+                v = V[a, b, c, d, e, 0]
+            elif i >= R_POINTS - 1:
+                v = V[a, b, c, d, e, R_POINTS - 1]
+            else:
+                v = (1.0 - w) * V[a, b, c, d, e, i] + w * V[a, b, c, d, e, i + 1]
+        if side == 0:
+            vw = v
+        else:
+            vl = v
+    return vw, vl
+
+
+@njit(cache=True, nogil=True)
 def _reserve(play, n_play, tech, kem, attr, rv):
     """(reserve, Fleets, doubled Conquest force) of the cards in play (Technology is counted apart)."""
     r = 0.0
@@ -355,11 +386,9 @@ def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, o
         p = battle_chance(tail, hds[i], kd, kc - hcs[i])
         nf, r = nf0 - fus[i], r0 - spents[i]
         if phase == 0:
-            vw = _value(V, kem, 0, nf, tech, n_pile, r, options)
-            vl = _value(V, kem - 1, 0, nf, tech, n_pile, r, options)
+            vw, vl = _value_pair(V, kem, kem - 1, nf, tech, n_pile, r, options)
         else:
-            vw = _value(V, kem + 1, 0, nf, tech, n_pile, r, options)
-            vl = _value(V, kem, 0, nf, tech, n_pile, r, options)
+            vw, vl = _value_pair(V, kem + 1, kem, nf, tech, n_pile, r, options)
         probs[i] = p
         scores[i] = p * vw + (1.0 - p) * vl
     return decline
@@ -477,8 +506,8 @@ def _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr
                 nf, r = nf0 - fus[i], r0 - spents[i]
                 shared_i[phase, 0, i] = hcs[i]
                 shared_i[phase, 1, i] = hds[i]
-                shared_f[phase, 0, i] = _value(V, kem if phase == 0 else kem + 1, 0, nf, tech, n_pile - 1, r, options)
-                shared_f[phase, 1, i] = _value(V, kem - 1 if phase == 0 else kem, 0, nf, tech, n_pile - 1, r, options)
+                shared_f[phase, 0, i], shared_f[phase, 1, i] = _value_pair(
+                    V, kem if phase == 0 else kem + 1, kem - 1 if phase == 0 else kem, nf, tech, n_pile - 1, r, options)
         r0, nf0, c2 = _reserve(play, n2, tech, kem, attr, rv)
         if phase == 0:
             best = _value(V, kem - 1, 0 if options[2] == 1 else c2, nf0, tech, n_pile - 1, r0, options)

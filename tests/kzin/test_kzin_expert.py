@@ -301,3 +301,19 @@ def test_win_rates_only_replays_some_policies_and_reads_every_rulings_advisor(tm
     assert main(["kzin", "win-rates", "--only", "best", "--out", str(out)]) == 2
     assert "--only takes policies" in capsys.readouterr().err
 
+
+
+def test_the_value_pair_is_two_values():
+    from engine.kzin.fast import rule_vector
+
+    rng = np.random.default_rng(9)
+    for ruling in expert.RULINGS:
+        rules = make_rules(**expert.RULINGS[ruling])
+        V, options = expert.load_values(rules), rule_vector(rules)
+        for _ in range(300):
+            kem = int(rng.integers(options[4], options[5] + 2))
+            nf, tech, n_pile = (int(rng.integers(-1, 7)), int(rng.integers(0, 6)), int(rng.integers(0, 96)))
+            r = float(rng.choice([0.0, -3.0, 61.0, 80.0, rng.uniform(0, 64)]))
+            pair = expert._value_pair(V, kem, kem - 1, nf, tech, n_pile, r, options)
+            assert pair == (expert._value(V, kem, 0, nf, tech, n_pile, r, options),
+                            expert._value(V, kem - 1, 0, nf, tech, n_pile, r, options))
