@@ -317,3 +317,29 @@ def test_the_value_pair_is_two_values():
             pair = expert._value_pair(V, kem, kem - 1, nf, tech, n_pile, r, options)
             assert pair == (expert._value(V, kem, 0, nf, tech, n_pile, r, options),
                             expert._value(V, kem - 1, 0, nf, tech, n_pile, r, options))
+
+
+def test_the_readme_table_is_the_shipped_win_rates():
+    from pathlib import Path
+
+    from engine.kzin import win_rates
+
+    rows = win_rates.read()
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert win_rates.readme_table(rows) in readme
+    cells = {(r["ruling"], r["policy"]) for r in rows}
+    assert all((ruling, "advisor") in cells for ruling in expert.RULINGS)  # every ruling's advisor was run
+
+
+def test_update_readme_puts_the_csvs_table_in_place_of_the_old(tmp_path):
+    from engine.kzin import win_rates
+
+    rows = win_rates.read()
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\ntext\n\n| policy | default |\n|---|---|\n| all-in | 1% |\n\nafter\n")
+    assert win_rates.update_readme(readme, rows)
+    assert readme.read_text() == "# x\n\ntext\n\n" + win_rates.readme_table(rows) + "\n\nafter\n"
+    assert not win_rates.update_readme(readme, rows)
+    readme.write_text("no table\n")
+    with pytest.raises(ValueError, match="0 win-rate tables"):
+        win_rates.update_readme(readme, rows)
