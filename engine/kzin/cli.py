@@ -218,7 +218,18 @@ def _train_expert(args: argparse.Namespace) -> int:
 
 
 def _win_rates(args: argparse.Namespace) -> int:
-    from engine.kzin.win_rates import COLUMNS, DEFAULT_GAMES, data_path, measure, write
+    from engine.kzin.win_rates import (
+        COLUMNS,
+        DEFAULT_GAMES,
+        POLICY_ORDER,
+        advisor_rows,
+        data_path,
+        measure,
+        measure_in_rounds,
+        merged,
+        read,
+        write,
+    )
 
     games = dict(DEFAULT_GAMES)
     for item in args.games:
@@ -227,15 +238,35 @@ def _win_rates(args: argparse.Namespace) -> int:
             raise ValueError(f"--games takes POLICY=N with a policy of {', '.join(DEFAULT_GAMES)} and N >= 2, "
                              f"not {item!r}")
         games[name] = int(n)
+    only = [w.strip() for w in args.only.split(",")] if args.only else None
+    if only is not None and not set(only) <= set(POLICY_ORDER):
+        raise ValueError(f"--only takes policies of {', '.join(POLICY_ORDER)}, not {args.only!r}")
+    if only is not None and "advisor" in only and args.advisor_csv is None:
+        raise ValueError("--only advisor reads the advisor's games: give --advisor-csv FILE")
+    if args.seconds is not None and only is None:
+        raise ValueError("--seconds bounds the rounds of --only: give the policies to play")
+    if args.chunk < 1:
+        raise ValueError(f"--chunk takes a count of at least 1, not {args.chunk}")
     out = args.out or data_path()
+    kept = read(out) if only is not None and out.exists() else []  # --only: the other rows stay as they were
     rows: list[dict[str, Any]] = []
 
     def shown(r: dict[str, Any]) -> None:
-        rows.append(r)
-        write(rows, out)  # a stopped run keeps the rows so far
+        rows[:] = [x for x in rows if (x["ruling"], x["policy"]) != (r["ruling"], r["policy"])] + [r]
+        write(merged(kept, rows), out)  # a stopped run keeps the rows so far
         print(",".join(str(r[c]) for c in COLUMNS), flush=True)
 
-    measure(games, seed=args.seed, advisor_csv=args.advisor_csv, on_row=shown)
+    if only is None:
+        measure(games, seed=args.seed, advisor_csv=args.advisor_csv, on_row=shown)
+    for policy in only or []:
+        if policy == "advisor":
+            for r in advisor_rows(args.advisor_csv):
+                shown(r)
+        elif policy == "clairvoyant":
+            measure({policy: games[policy]}, seed=args.seed, on_row=shown)
+        else:
+            measure_in_rounds(policy, games[policy], seed=args.seed, chunk=args.chunk, seconds=args.seconds,
+                              on_row=shown)
     print(f"wrote {out}")
     return 0
 
@@ -303,8 +334,15 @@ def register(subparsers: Any) -> None:
                     help="games for one policy (repeat); defaults: 1e6 fixed and table, 5e3 expert, 1e3 clairvoyant")
     wr.add_argument("--seed", type=int, default=2027, help="random seed of the games' keys (default 2027)")
     wr.add_argument("--advisor-csv", type=Path, default=None, metavar="FILE",
-                    help="the advisor's paired games (engine.kzin.compare), for its default-ruling row")
+                    help="the advisor's paired games (engine.kzin.compare) under the default rulings; "
+                    "FILE's siblings <stem>_<ruling>.csv under the others")
     wr.add_argument("--out", type=Path, default=None, help="where to write (default engine/kzin/data/win_rates.csv)")
+    wr.add_argument("--only", default=None, metavar="A,B",
+                    help="play only these policies (advisor: read its files) and keep the file's other rows")
+    wr.add_argument("--seconds", type=float, default=None, metavar="S",
+                    help="with --only: stop after the round (a chunk under every ruling) that passes S seconds")
+    wr.add_argument("--chunk", type=int, default=5_000, metavar="N",
+                    help="with --only: games of a round under each ruling (default 5,000)")
     wr.set_defaults(func=_guarded(_win_rates))
     tr = sub.add_parser("train-expert", help="learn the expert's value tables (one per ruling) into engine/kzin",
                         description="Defaults: engine.kzin.expert.TRAIN_DEFAULTS, the settings of the shipped tables.")

@@ -66,3 +66,53 @@ def advisor_results(keys: np.ndarray, path: Path, rules: KzinRules | None = None
             break
         played.append(done[key])
     return (np.array([p[0] for p in played], dtype=np.bool_), np.array([p[1] for p in played], dtype=np.int32))
+
+
+def advisor_path(ruling: str = "default", data: Path | None = None) -> Path:
+    """The advisor's games under ``ruling``: ``advisor_games.csv`` for the default rulings, else
+    ``advisor_games_<ruling>.csv`` (the same keys, each ruling's own file)."""
+    from engine.kzin.expert import RULINGS
+
+    if ruling not in RULINGS:
+        raise ValueError(f"unknown ruling {ruling!r}; choose from {', '.join(RULINGS)}")
+    data = data if data is not None else Path(__file__).with_name("data")
+    return data / ("advisor_games.csv" if ruling == "default" else f"advisor_games_{ruling}.csv")
+
+
+def advisor_rulings(games: int, rulings: list[str], seconds: float | None = None, data: Path | None = None,
+                    rollouts: int = ADVISOR_ROLLOUTS) -> dict[str, int]:
+    """The advisor on the first ``games`` keys of :data:`COMPARE_SEED` under each ruling, key by key in turn
+    (so every ruling has the same keys done, give or take one, when ``seconds`` runs out): ruling -> games done.
+
+    The same code path as the default ruling's run (:func:`advisor_results`), resumable from each ruling's file.
+    """
+    from engine.kzin.expert import RULINGS
+
+    keys = compare_keys(games)
+    paths = {r: advisor_path(r, data) for r in rulings}
+    rules = {r: make_rules(**RULINGS[r]) for r in rulings}
+    start = time.perf_counter()
+    done = dict.fromkeys(rulings, 0)
+    for i in range(1, len(keys) + 1):
+        for r in rulings:
+            if seconds is not None and time.perf_counter() - start > seconds:
+                return done
+            done[r] = len(advisor_results(keys[:i], paths[r], rules[r], rollouts)[0])
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m engine.kzin.compare --games N --seconds S RULING...``: the advisor's games, in the background."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=advisor_rulings.__doc__)
+    p.add_argument("rulings", nargs="+")
+    p.add_argument("--games", type=int, default=10_000)
+    p.add_argument("--seconds", type=float, default=None)
+    a = p.parse_args(argv)
+    print(advisor_rulings(a.games, a.rulings, a.seconds), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

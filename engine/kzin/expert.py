@@ -168,6 +168,37 @@ def _value(V, kem, c2, nf, tech, n_pile, r, options):
 
 
 @njit(cache=True, nogil=True)
+def _value_pair(V, kem_w, kem_l, nf, tech, n_pile, r, options):
+    """(:func:`_value` at ``kem_w``, at ``kem_l``) with no Conquest force: a battle's after-win and after-loss values,
+    the same numbers as two calls, the cell and the reserve's interpolation found once."""
+    _, b, c, d, e = _cell(V, kem_l, 0, nf, tech, n_pile, options[4])
+    x = r / R_STEP
+    i = int(x) if x > 0.0 else 0
+    w = x - i
+    vw = 0.0
+    vl = 0.0
+    for side in range(2):
+        kem = kem_w if side == 0 else kem_l
+        if kem >= options[5]:
+            v = 1.0
+        elif kem <= options[4] or (options[0] == 0 and n_pile == 0):
+            v = 0.0
+        else:
+            a = kem - options[4] - 1
+            if x <= 0.0:
+                v = V[a, b, c, d, e, 0]
+            elif i >= R_POINTS - 1:
+                v = V[a, b, c, d, e, R_POINTS - 1]
+            else:
+                v = (1.0 - w) * V[a, b, c, d, e, i] + w * V[a, b, c, d, e, i + 1]
+        if side == 0:
+            vw = v
+        else:
+            vl = v
+    return vw, vl
+
+
+@njit(cache=True, nogil=True)
 def _reserve(play, n_play, tech, kem, attr, rv):
     """(reserve, Fleets, doubled Conquest force) of the cards in play (Technology is counted apart)."""
     r = 0.0
@@ -220,17 +251,56 @@ def battle_uniform_py(key: int, turn: int) -> float:
 # --- the decision -------------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
+def _stable_argsort(values, n, idx):
+    """``idx[:n]`` = the stable ascending order of ``values[:n]`` (as ``np.argsort(kind="mergesort")``), in place:
+    an insertion sort, faster than an allocating sort for the few cards of a decision."""
+    for i in range(n):
+        idx[i] = i
+    for i in range(1, n):
+        x = idx[i]
+        v = values[x]
+        j = i
+        while j > 0 and values[idx[j - 1]] > v:
+            idx[j] = idx[j - 1]
+            j -= 1
+        idx[j] = x
+
+
+@njit(cache=True, nogil=True)
+def _workspace(n_play):
+    """Scratch arrays for decisions with up to ``n_play`` cards in play (one allocation for many decisions):
+    (sets, lens, hcs, hds, spents, fus, probs, scores, iw, fw, shared_i, shared_f); the last two keep, per phase,
+    the Human force (constant, dice) and the after-battle values (win, loss) of the candidates :func:`_backup_ws`
+    shares between the cards that leave the Humans' options as they are."""
+    w = max(n_play, 1)
+    size = 4 * w + 1
+    return (np.empty((size, w + 1), dtype=np.int64), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+            np.empty(size, dtype=np.int64), np.empty(size), np.empty(size, dtype=np.int64), np.empty(size),
+            np.empty(size), np.empty((5, w), dtype=np.int64), np.empty((2, w)), np.empty((2, 2, size), dtype=np.int64),
+            np.empty((2, 2, size)))
+
+
+@njit(cache=True, nogil=True)
 def _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus):
+    """:func:`_candidates_ws` with scratch of its own."""
+    w = max(n_play, 1)
+    return _candidates_ws(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus,
+                          np.empty((5, w), dtype=np.int64), np.empty((2, w)))
+
+
+@njit(cache=True, nogil=True)
+def _candidates_ws(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus, iw, fw):
     """Every commitment the expert compares, in a fixed order; returns how many (0: no Fleet, decline only).
 
     Candidate ``i`` commits positions ``sets[i, :lens[i]]`` of ``play``, for a Human constant
     ``hcs[i]`` and ``hds[i]`` dice (the Humans' own d10 included), spending ``spents[i]`` of the
     reserve and ``fus[i]`` Fleets. The cards are taken in kind order (copies of a kind by position),
     so the choice depends on the cards, not on the list's order, and of two copies the first in the
-    list is committed first.
+    list is committed first. ``iw`` (5 rows) and ``fw`` (2 rows), at least ``n_play`` wide, are scratch.
     """
-    order_kinds = np.argsort(play[:n_play], kind="mergesort")
-    cand = np.empty(n_play, dtype=np.int64)
+    order_kinds = iw[0]
+    _stable_argsort(play, n_play, order_kinds)
+    cand = iw[1]
     n = 0
     weak = -1
     strong = -1
@@ -248,15 +318,16 @@ def _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, 
                     strong = j
     if weak < 0:
         return 0
-    hconst = np.empty(n_play, dtype=np.int64)
-    ev = np.empty(n_play)
+    hconst = iw[2]
+    ev = fw[0]
     for i in range(n):
         j = cand[i]
         c = play[j]
         hconst[j] = card_force(c, phase, tech, kem, attr)
         ev[j] = hconst[j] + 5.5 * attr[c, A_HDICE + phase]
-    rest = np.empty(n, dtype=np.int64)
-    keys = np.empty(n)
+    rest = iw[3]
+    keys = fw[1]
+    idx = iw[4]
     count = 0
     for base_i in range(2):
         base = weak if base_i == 0 else strong
@@ -270,7 +341,7 @@ def _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, 
         for order in range(2):
             for i in range(m):
                 keys[i] = -ev[rest[i]] if order == 0 else ev[rest[i]]
-            idx = np.argsort(keys[:m], kind="mergesort")
+            _stable_argsort(keys, m, idx)
             c = play[base]
             hc = hconst[base]
             hd = 1 + attr[c, A_HDICE + phase]
@@ -315,11 +386,9 @@ def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, o
         p = battle_chance(tail, hds[i], kd, kc - hcs[i])
         nf, r = nf0 - fus[i], r0 - spents[i]
         if phase == 0:
-            vw = _value(V, kem, 0, nf, tech, n_pile, r, options)
-            vl = _value(V, kem - 1, 0, nf, tech, n_pile, r, options)
+            vw, vl = _value_pair(V, kem, kem - 1, nf, tech, n_pile, r, options)
         else:
-            vw = _value(V, kem + 1, 0, nf, tech, n_pile, r, options)
-            vl = _value(V, kem, 0, nf, tech, n_pile, r, options)
+            vw, vl = _value_pair(V, kem + 1, kem, nf, tech, n_pile, r, options)
         probs[i] = p
         scores[i] = p * vw + (1.0 - p) * vl
     return decline
@@ -374,16 +443,15 @@ def _decide(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, o
 @njit(cache=True, nogil=True)
 def _best_value(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options):
     """max over the options (decline included) of their score: the value of this decision under ``V``."""
-    size = 4 * n_play + 1
-    sets = np.empty((size, n_play + 1), dtype=np.int64)
-    lens = np.empty(size, dtype=np.int64)
-    hcs = np.empty(size, dtype=np.int64)
-    hds = np.empty(size, dtype=np.int64)
-    spents = np.empty(size)
-    fus = np.empty(size, dtype=np.int64)
-    n_cand = _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus)
-    probs = np.empty(max(n_cand, 1))
-    scores = np.empty(max(n_cand, 1))
+    ws = _workspace(n_play)
+    return _best_value_ws(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, ws)
+
+
+@njit(cache=True, nogil=True)
+def _best_value_ws(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, ws):
+    """:func:`_best_value` in the scratch ``ws`` of :func:`_workspace` (at least ``n_play`` cards)."""
+    sets, lens, hcs, hds, spents, fus, probs, scores, iw, fw, _, _ = ws
+    n_cand = _candidates_ws(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus, iw, fw)
     best = _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds,
                    spents, fus, probs, scores)
     for i in range(n_cand):
@@ -397,23 +465,58 @@ def _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, r
 
     Kinds with the same battle columns share one evaluation (``rep``: each kind's representative).
     """
+    ws = _workspace(n_play + 1)
+    return _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv, options, ws)
+
+
+@njit(cache=True, nogil=True)
+def _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv, options, ws):
+    """:func:`_backup` in the scratch ``ws`` of :func:`_workspace` (at least ``n_play + 1`` cards)."""
     for k in range(counts.shape[0]):
         counts[k] = 0
     for i in range(n_pile):
         counts[rep[pile[i]]] += 1
     total = 0.0
+    sets, lens, hcs, hds, spents, fus, _, _, iw, fw, shared_i, shared_f = ws
+    n_shared = np.array([-1, -1])
     for k in range(counts.shape[0]):
         if counts[k] == 0:
             continue
         # The card's place (a scratch slot past the list; a Kzin Fleet's discard does not matter to the decision).
         n2, tech2 = n_play, tech
-        if attr[k, A_TYPE] == T_R:
+        t = attr[k, A_TYPE]
+        if t == T_R:
             tech2 += 1
-        elif attr[k, A_TYPE] != T_K:
+        elif t != T_K:
             play[n_play] = k
             n2 += 1
         phase, kc, kd = kzin_force(k, play, n2, attr, options)
-        total += counts[k] * _best_value(phase, kem, tech2, kc, kd, play, n2, n_pile - 1, V, tail, attr, rv, options)
+        if t != T_K and t != T_C:
+            total += counts[k] * _best_value_ws(phase, kem, tech2, kc, kd, play, n2, n_pile - 1, V, tail, attr, rv,
+                                                options, ws)
+            continue
+        # A Kzin Fleet (an invasion) or a Conquest card (not committable, discarded by any battle) leaves the Humans'
+        # candidates and what each leaves after the battle as they are: those are found once per phase, and each
+        # such card brings only its Kzin force (the odds) and, for Conquest, the value of declining.
+        if n_shared[phase] < 0:
+            n_shared[phase] = _candidates_ws(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents,
+                                             fus, iw, fw)
+            r0, nf0, _ = _reserve(play, n_play, tech, kem, attr, rv)
+            for i in range(n_shared[phase]):
+                nf, r = nf0 - fus[i], r0 - spents[i]
+                shared_i[phase, 0, i] = hcs[i]
+                shared_i[phase, 1, i] = hds[i]
+                shared_f[phase, 0, i], shared_f[phase, 1, i] = _value_pair(
+                    V, kem if phase == 0 else kem + 1, kem - 1 if phase == 0 else kem, nf, tech, n_pile - 1, r, options)
+        r0, nf0, c2 = _reserve(play, n2, tech, kem, attr, rv)
+        if phase == 0:
+            best = _value(V, kem - 1, 0 if options[2] == 1 else c2, nf0, tech, n_pile - 1, r0, options)
+        else:
+            best = _value(V, kem, c2, nf0, tech, n_pile - 1, r0, options)
+        for i in range(n_shared[phase]):
+            p = battle_chance(tail, shared_i[phase, 1, i], kd, kc - shared_i[phase, 0, i])
+            best = max(best, p * shared_f[phase, 0, i] + (1.0 - p) * shared_f[phase, 1, i])
+        total += counts[k] * best
     return total / n_pile
 
 
@@ -421,6 +524,15 @@ def _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, r
 def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options):
     """The value of the start of the next turn, exactly over its card: victory, then the deck (a reshuffle makes
     the discards the deck), then :func:`_backup`. ``play`` needs a free slot past ``n_play``."""
+    ws = _workspace(n_play + 1)
+    return _after_value_ws(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv,
+                           options, ws)
+
+
+@njit(cache=True, nogil=True)
+def _after_value_ws(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options,
+                    ws):
+    """:func:`_after_value` in the scratch ``ws`` of :func:`_workspace` (at least ``n_play + 1`` cards)."""
     if kem <= options[4]:
         return 0.0
     if kem >= options[5]:
@@ -428,8 +540,8 @@ def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, count
     if n_pile == 0:
         if options[0] == 0 or n_disc == 0:
             return 0.0
-        return _backup(kem, tech, play, n_play, disc, n_disc, rep, counts, V, tail, attr, rv, options)
-    return _backup(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv, options)
+        return _backup_ws(kem, tech, play, n_play, disc, n_disc, rep, counts, V, tail, attr, rv, options, ws)
+    return _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr, rv, options, ws)
 
 
 @njit(cache=True, nogil=True)
@@ -442,21 +554,14 @@ def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_dis
     next card (every card left equally likely) of the table's best choice then (:func:`_after_value`).
     The best wins (decline first of equals).
     """
-    size = 4 * n_play + 1
-    sets = np.empty((size, n_play + 1), dtype=np.int64)
-    lens = np.empty(size, dtype=np.int64)
-    hcs = np.empty(size, dtype=np.int64)
-    hds = np.empty(size, dtype=np.int64)
-    spents = np.empty(size)
-    fus = np.empty(size, dtype=np.int64)
-    n_cand = _candidates(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus)
+    # One scratch for the decision and another for every valuation under it (no allocation per card).
+    sets, lens, hcs, hds, spents, fus, probs, scores, iw, fw, _, _ = _workspace(n_play)
+    n_cand = _candidates_ws(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hds, spents, fus, iw, fw)
     if n_cand == 0:
         return 0
-    probs = np.empty(n_cand)
-    scores = np.empty(n_cand)
     decline = _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds,
                       spents, fus, probs, scores)
-    order = np.argsort(-scores, kind="mergesort")
+    order = np.argsort(-scores[:n_cand], kind="mergesort")
     # A clear choice is the table's: look deeper only when the best two table scores (decline one of them) are close.
     first = max(decline, scores[order[0]])
     second = min(decline, scores[order[0]]) if n_cand == 1 else max(min(decline, scores[order[0]]), scores[order[1]])
@@ -469,10 +574,11 @@ def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_dis
     buf = n_play + n_disc + n_pile + 2
     a_play = np.empty(buf, dtype=np.int64)
     a_disc = np.empty(buf, dtype=np.int64)
+    ws = _workspace(n_play + 1)
     invasion = phase == 0
     n2, d2 = after_decision(play, n_play, disc, n_disc, sets[0], 0, invasion and options[2] == 1, attr, a_play, a_disc)
-    best = _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
-                        tail, attr, rv, options)
+    best = _after_value_ws(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
+                           tail, attr, rv, options, ws)
     chosen = -1
     for oi in range(min(top, n_cand)):
         ci = order[oi]
@@ -480,11 +586,11 @@ def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_dis
         n2, d2 = after_decision(play, n_play, disc, n_disc, sets[ci], lens[ci], True, attr, a_play, a_disc)
         score = 0.0
         if p > 0.0:
-            score += p * _after_value(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
-                                      counts, V, tail, attr, rv, options)
+            score += p * _after_value_ws(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
+                                         counts, V, tail, attr, rv, options, ws)
         if p < 1.0:
-            score += (1.0 - p) * _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2,
-                                              rep, counts, V, tail, attr, rv, options)
+            score += (1.0 - p) * _after_value_ws(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc,
+                                                 d2, rep, counts, V, tail, attr, rv, options, ws)
         if score > best + 1e-12:
             best = score
             chosen = ci

@@ -72,20 +72,105 @@ def measure(games: dict[str, int], seed: int = 2027, rulings: Iterable[str] = tu
             rows.append(r)
             if on_row is not None:
                 on_row(r)
-    if "default" in rulings and advisor_csv is not None and advisor_csv.exists():  # last: the most games done
-        done = read_results(advisor_csv)
+    if advisor_csv is not None:  # last: the most games done
+        for r in advisor_rows(advisor_csv, rulings):
+            rows.append(r)
+            if on_row is not None:
+                on_row(r)
+    return rows
+
+
+def advisor_file(advisor_csv: Path, ruling: str) -> Path:
+    """The advisor's games under ``ruling``: ``advisor_csv`` itself for the default rulings, else its sibling
+    ``<stem>_<ruling>.csv`` (as :func:`engine.kzin.compare.advisor_path` names them)."""
+    return advisor_csv if ruling == "default" else advisor_csv.with_name(f"{advisor_csv.stem}_{ruling}.csv")
+
+
+def advisor_rows(advisor_csv: Path, rulings: Iterable[str] = tuple(RULINGS)) -> list[dict[str, object]]:
+    """The advisor's row of each ruling whose games file exists: the first keys of :data:`COMPARE_SEED`'s list that
+    are done, in order."""
+    rows = []
+    for ruling in rulings:
+        path = advisor_file(advisor_csv, ruling)
+        done = read_results(path)
         adv = []
         for k in compare_keys(len(done), COMPARE_SEED):
             if int(k) not in done:
                 break
             adv.append(done[int(k)][0])
-        if adv:
-            r = row("default", "advisor", np.array(adv, dtype=bool), f"{NOTES['advisor']}; plain engine, "
-                    f"keys of seed {COMPARE_SEED}")
+        if len(adv) >= 2:
+            rows.append(row(ruling, "advisor", np.array(adv, dtype=bool), f"{NOTES['advisor']}; plain engine, "
+                            f"keys of seed {COMPARE_SEED}"))
+    return rows
+
+
+def measure_in_rounds(policy: str, games: int, seed: int = 2027, rulings: Iterable[str] = tuple(RULINGS),
+                      chunk: int = 5_000, seconds: float | None = None,
+                      on_row: Callable[[dict[str, object]], None] | None = None) -> list[dict[str, object]]:
+    """A kernel policy under every ruling, ``chunk`` games of each in turn, toward ``games`` each: the rows of the
+    games played when ``games`` is reached or a round ends after ``seconds`` (every ruling then has the same count).
+
+    The keys are the first of ``seed``'s list, as :func:`measure` plays them (a longer list extends a shorter), so
+    the rows are those :func:`measure` gives for the same count. ``on_row`` sees each ruling's row after every round.
+    """
+    if policy not in ("all-in", "threshold", "expert-table", "expert"):
+        raise ValueError(f"rounds play a kernel policy (all-in, threshold, expert-table, expert), not {policy!r}")
+    if chunk < 1 or games < 2:
+        raise ValueError("rounds need a chunk of at least 1 game and at least 2 games")
+    rulings = list(rulings)
+    keys = game_keys(np.random.default_rng(seed), games)
+    rules = {r: make_rules(**RULINGS[r]) for r in rulings}
+    won: dict[str, list[np.ndarray]] = {r: [] for r in rulings}
+    cpu = dict.fromkeys(rulings, 0.0)
+    start = time.perf_counter()
+    rows: list[dict[str, object]] = []
+    for a in range(0, games, chunk):
+        if seconds is not None and a > 0 and time.perf_counter() - start > seconds:
+            break
+        rows = []
+        for ruling in rulings:
+            t0 = time.process_time()
+            won[ruling].append(play_keys(keys[a:a + chunk], policy, rules[ruling])[0])
+            cpu[ruling] += time.process_time() - t0
+            r = row(ruling, policy, np.concatenate(won[ruling]), f"{NOTES[policy]}; {cpu[ruling]:.0f} s of CPU")
             rows.append(r)
             if on_row is not None:
                 on_row(r)
     return rows
+
+
+POLICY_ORDER = ("all-in", "threshold", "advisor", "expert-table", "expert", "clairvoyant")
+
+
+def merged(old: list[dict[str, object]], new: list[dict[str, object]]) -> list[dict[str, object]]:
+    """``old`` rows with those of ``new`` in place of the same (ruling, policy), ordered by ruling and policy."""
+    by = {(str(r["ruling"]), str(r["policy"])): r for r in old}
+    by.update({(str(r["ruling"]), str(r["policy"])): r for r in new})
+    rank = {name: i for i, name in enumerate(RULINGS)}
+    return sorted(by.values(), key=lambda r: (rank.get(str(r["ruling"]), len(rank)), POLICY_ORDER.index(r["policy"])))
+
+
+def read(path: Path | None = None) -> list[dict[str, object]]:
+    """The rows of a win-rates CSV (the shipped one by default), as written."""
+    with (path or data_path()).open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _cell(r: dict[str, object] | None) -> str:
+    if r is None:
+        return "not run"
+    return (f"{100 * float(r['rate']):.2f}% ({100 * float(r['low']):.2f}-{100 * float(r['high']):.2f}), "
+            f"{int(r['games']):,}")
+
+
+def readme_table(rows: list[dict[str, object]]) -> str:
+    """The README's table of the rows: a policy a line, a ruling a column, each cell rate (95% interval), games."""
+    rulings = [r for r in RULINGS if any(x["ruling"] == r for x in rows)]
+    by = {(x["ruling"], x["policy"]): x for x in rows}
+    policies = [p for p in POLICY_ORDER if any(x["policy"] == p for x in rows)]
+    lines = ["| policy | " + " | ".join(rulings) + " |", "|---|" + "---|" * len(rulings)]
+    lines += [f"| {p} | " + " | ".join(_cell(by.get((r, p))) for r in rulings) + " |" for p in policies]
+    return "\n".join(lines)
 
 
 def write(rows: list[dict[str, object]], path: Path) -> Path:
@@ -95,3 +180,25 @@ def write(rows: list[dict[str, object]], path: Path) -> Path:
         w.writeheader()
         w.writerows(rows)
     return path
+
+
+def update_readme(readme: Path, rows: list[dict[str, object]] | None = None) -> bool:
+    """Put :func:`readme_table` of ``rows`` (the shipped CSV by default) in place of the README's table (the lines
+    from its ``| policy | default`` header to the first line that is not a table row); True if the text changed."""
+    text = readme.read_text()
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("| policy | default |")]
+    if len(starts) != 1:
+        raise ValueError(f"{readme} has {len(starts)} win-rate tables (a line starting '| policy | default |')")
+    end = starts[0]
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    new = "\n".join([*lines[:starts[0]], readme_table(rows if rows is not None else read()), *lines[end:]])
+    readme.write_text(new)
+    return new != text
+
+
+if __name__ == "__main__":
+    import sys
+
+    print("README table updated" if update_readme(Path(sys.argv[1])) else "README table already current")

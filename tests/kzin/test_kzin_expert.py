@@ -210,9 +210,136 @@ def test_dojo_kzin_win_rates_writes_every_ruling_and_policy(tmp_path, capsys):
     assert list(rows[0]) == ["ruling", "policy", "games", "wins", "rate", "low", "high", "note"]
     assert len(rows) == 4 * 5 + 1
     assert {r["ruling"] for r in rows} == set(expert.RULINGS)
-    advisor = rows[-1]
-    assert (advisor["policy"], advisor["games"], advisor["wins"]) == ("advisor", "3", "1")
+    (advisor,) = [r for r in rows if r["policy"] == "advisor"]
+    assert (advisor["ruling"], advisor["games"], advisor["wins"]) == ("default", "3", "1")
     for r in rows:
         assert float(r["low"]) <= float(r["rate"]) <= float(r["high"])
     assert main(["kzin", "win-rates", "--games", "advisor=5"]) == 2
     assert "POLICY=N" in capsys.readouterr().err
+
+
+def test_the_shared_backup_is_the_backup_card_by_card():
+    # The lookahead's one-card backup values a Kzin Fleet's or a Conquest card's decision from candidates found once
+    # a phase: it must equal, to the last bit, the backup that values every kind's decision on its own.
+    from engine.kzin.cards import FULL_DECK, NUM_KINDS
+    from engine.kzin.fast import rule_vector, tail_table
+    from engine.kzin.kernel import A_TYPE, T_K, T_R, kzin_force
+
+    rng = np.random.default_rng(5)
+    tail = tail_table()
+    deck = [k for k in range(NUM_KINDS) for _ in range(FULL_DECK[k])]
+    checked = 0
+    for ruling in expert.RULINGS:
+        rules = make_rules(**expert.RULINGS[ruling])
+        V, options = expert.load_values(rules), rule_vector(rules)
+        for _ in range(40):
+            cards = rng.permutation(deck)
+            n_in = int(rng.integers(0, 12))
+            play = np.array([k for k in cards[:n_in] if expert.ATTR[k, A_TYPE] not in (T_K, T_R)], dtype=np.int64)
+            pile = np.array(cards[n_in:n_in + int(rng.integers(1, 60))], dtype=np.int64)
+            kem, tech = int(rng.integers(3, 11)), int(rng.integers(0, 4))
+            buf = np.empty(len(play) + 1, dtype=np.int64)
+            buf[:len(play)] = play
+            counts = np.zeros(NUM_KINDS, dtype=np.int64)
+            got = expert._backup(kem, tech, buf, len(play), pile, len(pile), expert.REP, counts, V, tail,
+                                 expert.ATTR, expert.RV, options)
+            total = 0.0
+            reps = np.bincount(expert.REP[pile], minlength=NUM_KINDS)
+            for k in range(NUM_KINDS):
+                if reps[k] == 0:
+                    continue
+                t = expert.ATTR[k, A_TYPE]
+                play2 = play if t == T_K else (play if t == T_R else np.append(play, k))
+                phase, kc, kd = kzin_force(k, play2, len(play2), expert.ATTR, options)
+                total += reps[k] * expert._best_value(phase, kem, tech + (t == T_R), kc, kd, play2, len(play2),
+                                                      len(pile) - 1, V, tail, expert.ATTR, expert.RV, options)
+            assert got == total / len(pile), (ruling, kem, tech, play.tolist())
+            checked += 1
+    assert checked == 160
+
+
+def test_the_stable_argsort_is_numpys_mergesort():
+    rng = np.random.default_rng(6)
+    for n in (0, 1, 2, 5, 13, 40):
+        for values in (rng.integers(0, 4, size=n), rng.integers(0, 4, size=n) * 0.5 - 1.0):
+            idx = np.empty(max(n, 1), dtype=np.int64)
+            expert._stable_argsort(values, n, idx)
+            assert idx[:n].tolist() == np.argsort(values, kind="mergesort").tolist()
+
+
+def test_win_rates_only_replays_some_policies_and_reads_every_rulings_advisor(tmp_path, capsys):
+    import csv
+
+    from engine.cli import main
+    from engine.kzin import win_rates
+    from engine.kzin.compare import advisor_path, compare_keys
+
+    keys = compare_keys(4)
+    adv = advisor_path("default", tmp_path)
+    adv.write_text("key,won,turn\n" + "".join(f"{int(k)},{i % 2},9\n" for i, k in enumerate(keys)))
+    # Under one alternative ruling the advisor has 3 games (the 4th key missing): its row counts the first 3.
+    advisor_path("no-reshuffle", tmp_path).write_text(
+        "key,won,turn\n" + "".join(f"{int(k)},1,9\n" for k in (keys[0], keys[2], keys[1])))
+    out = tmp_path / "win_rates.csv"
+    kept = {"ruling": "default", "policy": "all-in", "games": 7, "wins": 0, "rate": 0.0, "low": 0.0, "high": 0.1,
+            "note": "kept"}
+    win_rates.write([kept], out)
+    assert main(["kzin", "win-rates", "--only", "advisor,expert", "--games", "expert=30", "--chunk", "7",
+                 "--advisor-csv", str(adv), "--out", str(out)]) == 0
+    rows = {(r["ruling"], r["policy"]): r for r in csv.DictReader(out.open())}
+    assert rows[("default", "all-in")]["note"] == "kept"
+    assert (rows[("default", "advisor")]["games"], rows[("default", "advisor")]["wins"]) == ("4", "2")
+    assert (rows[("no-reshuffle", "advisor")]["games"], rows[("no-reshuffle", "advisor")]["wins"]) == ("3", "3")
+    assert ("no-kzin-fleet-force", "advisor") not in rows
+    # Rounds of 7 games play the same keys as one run of 30 (the first 30 of the seed's list).
+    for ruling in expert.RULINGS:
+        (one,) = win_rates.measure({"expert": 30}, rulings=[ruling])
+        assert (rows[(ruling, "expert")]["games"], rows[(ruling, "expert")]["wins"]) == ("30", str(one["wins"]))
+    assert main(["kzin", "win-rates", "--only", "advisor", "--out", str(out)]) == 2
+    assert main(["kzin", "win-rates", "--only", "expert", "--chunk", "0", "--out", str(out)]) == 2
+    assert main(["kzin", "win-rates", "--seconds", "5", "--out", str(out)]) == 2
+    assert main(["kzin", "win-rates", "--only", "best", "--out", str(out)]) == 2
+    assert "--only takes policies" in capsys.readouterr().err
+
+
+
+def test_the_value_pair_is_two_values():
+    from engine.kzin.fast import rule_vector
+
+    rng = np.random.default_rng(9)
+    for ruling in expert.RULINGS:
+        rules = make_rules(**expert.RULINGS[ruling])
+        V, options = expert.load_values(rules), rule_vector(rules)
+        for _ in range(300):
+            kem = int(rng.integers(options[4], options[5] + 2))
+            nf, tech, n_pile = (int(rng.integers(-1, 7)), int(rng.integers(0, 6)), int(rng.integers(0, 96)))
+            r = float(rng.choice([0.0, -3.0, 61.0, 80.0, rng.uniform(0, 64)]))
+            pair = expert._value_pair(V, kem, kem - 1, nf, tech, n_pile, r, options)
+            assert pair == (expert._value(V, kem, 0, nf, tech, n_pile, r, options),
+                            expert._value(V, kem - 1, 0, nf, tech, n_pile, r, options))
+
+
+def test_the_readme_table_is_the_shipped_win_rates():
+    from pathlib import Path
+
+    from engine.kzin import win_rates
+
+    rows = win_rates.read()
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert win_rates.readme_table(rows) in readme
+    cells = {(r["ruling"], r["policy"]) for r in rows}
+    assert all((ruling, "advisor") in cells for ruling in expert.RULINGS)  # every ruling's advisor was run
+
+
+def test_update_readme_puts_the_csvs_table_in_place_of_the_old(tmp_path):
+    from engine.kzin import win_rates
+
+    rows = win_rates.read()
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\ntext\n\n| policy | default |\n|---|---|\n| all-in | 1% |\n\nafter\n")
+    assert win_rates.update_readme(readme, rows)
+    assert readme.read_text() == "# x\n\ntext\n\n" + win_rates.readme_table(rows) + "\n\nafter\n"
+    assert not win_rates.update_readme(readme, rows)
+    readme.write_text("no table\n")
+    with pytest.raises(ValueError, match="0 win-rate tables"):
+        win_rates.update_readme(readme, rows)
