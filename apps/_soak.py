@@ -7,8 +7,10 @@ over the games, keeps them playing (each presses *New game* now and then; the bo
 them, and waits for the server to discard their sessions (``--cycles`` times, to tell memory kept for reuse
 from memory that grows). It prints the server's resident memory (RSS) cold, after a warm-up (one tab of each
 game opened, played and closed, so the imports, compiled code and caches every later tab shares are in),
-during, and after each cycle; the aim is "after" within 10% of the warm start. A benchmark, not a test: it
-takes minutes and its figures depend on the machine's load.
+during, and after each cycle; the aim is "after" within 10% of the warm start. Every game is played at tables,
+and a closed tab's table stays in the server until it is idle: the soak's server drops idle tables after
+:data:`IDLE` seconds, and "after" is read once they are dropped ("after, tables held" is printed as well). A
+benchmark, not a test: it takes minutes and its figures depend on the machine's load.
 
 The server runs with its memory report on (:mod:`apps._memory`): every reading also gives the live session
 count and the objects alive by kind (documents, sessions, game sessions, components, models, watchers, plots,
@@ -21,7 +23,8 @@ traceback (slow: for finding a leak, not for the figures).
 context and joined by a second through its link, over the games of :data:`apps._browser.TABLE_PLAYS`; in turn
 each table's maker moves, the move must show in the table's other browser, and every browser at every other
 table must still show what it showed (each game kept apart). It prints the memory cold, warm, during and after
-the tables close, the moves per table, and exits 1 if a game was not kept apart. The short variant is
+the tables close (held, then dropped once idle), the moves per table, the page kinds kept after the close, and
+"every game kept apart" or each failure, and exits 1 if a game was not kept apart. The short variant is
 ``tests/browser/test_soak_tables.py``.
 """
 
@@ -76,8 +79,9 @@ def server_report(url: str, **query: str) -> dict[str, Any]:
 def print_report(label: str, figures: dict[str, Any]) -> None:
     objects = ", ".join(f"{name} {count}" for name, count in figures["objects"].items())
     traced = f", traced {figures['traced_mb']} MB" if "traced_mb" in figures else ""
-    print(f"{label}: {figures['rss_mb']:.0f} MB{traced}, {figures['open sessions']} open session(s); {objects}",
-          flush=True)
+    load = os.getloadavg()[0]  # the figures depend on it: said with each
+    print(f"{label}: {figures['rss_mb']:.0f} MB{traced}, {figures['open sessions']} open session(s), load {load:.1f}; "
+          f"{objects}", flush=True)
     for grown in figures.get("growth", []):
         print(f"  {grown['kib']:+.0f} KiB in {grown['blocks']:+d} blocks, allocated at:")
         print("    " + "\n    ".join(line for line in grown["traceback"] if line.strip()), flush=True)
@@ -393,7 +397,8 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m apps._soak", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m apps._soak", description=__doc__.replace("``", ""),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=3.0, help="how long the tabs play (default 3)")
     parser.add_argument("--tabs", type=int, default=20, help="browser contexts open at once (default 20)")
     parser.add_argument("--cycles", type=int, default=1, help="times the tabs are opened and closed (default 1)")
