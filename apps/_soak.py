@@ -125,7 +125,9 @@ def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSI
     """Wait for every closed tab's session to go (Bokeh discards them on its own schedule, later on a loaded
     machine), then for the server's memory release after it; the memory then. ``sessions``: also wait until no
     more than that many Bokeh server sessions are alive in the server (counted in its heap: Panel's session
-    record can say a session ended that Bokeh still holds). ``tables``: then also wait (up to
+    record, keyed by session id, has said a session ended that Bokeh still held: a likely way is a page built
+    twice, the request's session discarded unused before the browser's websocket came and made a second of the
+    same id). ``tables``: then also wait (up to
     :data:`TABLES_DROPPED` more) until no more than that many game sessions are alive, i.e. the closed tabs' idle
     tables have been written out and dropped."""
     from apps.server import RELEASE_DELAY
@@ -214,7 +216,7 @@ def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = N
             play(warm, WARM_UP, server)  # the code of play included (imports, compiled paths, caches)
             for context, _page in warm:
                 context.close()
-            figures["warm"] = settle(url, server, "warm-up tabs closed", tables=0)  # read before the report walks
+            figures["warm"] = settle(url, server, "warm-up tabs closed", sessions=0, tables=0)  # before the report
             print_report("warm start", server_report(url, **({"snapshot": "warm"} if trace else {})))
             print(f"opening {tabs} tabs", flush=True)
             for cycle in range(1, cycles + 1):
@@ -225,7 +227,7 @@ def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = N
                 print_report(f"cycle {cycle}: during", server_report(url))
                 for context, _page in opened:
                     context.close()
-                figures[f"cycle {cycle}: after, tables held"] = settle(url, server, "tabs closed")
+                figures[f"cycle {cycle}: after, tables held"] = settle(url, server, "tabs closed", sessions=0)
                 print_report(f"cycle {cycle}: after the tabs closed, their tables held", server_report(url))
                 figures[f"cycle {cycle}: after"] = settle(url, server, "tables idle", tables=0)
                 print_report(f"cycle {cycle}: after, their tables dropped",
