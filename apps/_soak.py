@@ -82,6 +82,9 @@ def print_report(label: str, figures: dict[str, Any]) -> None:
     load = os.getloadavg()[0]  # the figures depend on it: said with each
     print(f"{label}: {figures['rss_mb']:.0f} MB{traced}, {figures['open sessions']} open session(s), load {load:.1f}; "
           f"{objects}", flush=True)
+    if "after" in label:  # once the tabs closed: every session still alive, and what Bokeh keeps it for
+        for held in figures.get("server sessions", []):
+            print(f"  server session alive: {held}", flush=True)
     for grown in figures.get("growth", []):
         print(f"  {grown['kib']:+.0f} KiB in {grown['blocks']:+d} blocks, allocated at:")
         print("    " + "\n    ".join(line for line in grown["traceback"] if line.strip()), flush=True)
