@@ -89,6 +89,22 @@ def server_sessions() -> list[dict[str, Any]]:
     return found
 
 
+def pending_tasks() -> dict[str, int]:
+    """The asyncio tasks pending in the server's event loop, by the coroutine and the line each waits at (a
+    callback that holds a session's document lock and never ends blocks that session's expiry for good)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # called outside the server's loop: nothing of its to list
+        return {}
+    counts: dict[str, int] = {}
+    for task in asyncio.all_tasks(loop):
+        stack = task.get_stack()
+        where = f"{stack[-1].f_code.co_filename}:{stack[-1].f_lineno}" if stack else "?"
+        key = f"{task.get_coro().__qualname__} at {where}"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def open_sessions() -> int:
     """Sessions the server has begun and not yet ended (Panel's public session record; needs session_history)."""
     return sum(1 for s in pn.state.session_info["sessions"].values() if s["ended"] is None)
@@ -119,6 +135,7 @@ def report(snapshot: str | None = None, compare: str | None = None, objects: boo
     if objects:
         figures["objects"] = live_objects()
         figures["server sessions"] = server_sessions()
+        figures["pending tasks"] = pending_tasks()
     if tracemalloc.is_tracing():
         figures["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1024 / 1024, 1)
         if compare:

@@ -85,6 +85,9 @@ def print_report(label: str, figures: dict[str, Any]) -> None:
     if "after" in label:  # once the tabs closed: every session still alive, and what Bokeh keeps it for
         for held in figures.get("server sessions", []):
             print(f"  server session alive: {held}", flush=True)
+        if figures.get("server sessions"):  # what the loop is still running, a held session's callbacks among it
+            for task, count in figures.get("pending tasks", {}).items():
+                print(f"  pending task x{count}: {task}", flush=True)
     for grown in figures.get("growth", []):
         print(f"  {grown['kib']:+.0f} KiB in {grown['blocks']:+d} blocks, allocated at:")
         print("    " + "\n    ".join(line for line in grown["traceback"] if line.strip()), flush=True)
