@@ -70,6 +70,41 @@ def live_objects() -> dict[str, int]:
     return counts
 
 
+def server_sessions() -> list[dict[str, Any]]:
+    """Every Bokeh server session alive in the heap and why Bokeh keeps it: its page's path, its connections, how
+    many callbacks block its expiry (one holds or waits for its document's lock), whether it was destroyed, and
+    seconds since its last connection went. Bokeh discards a session with no connection and no block once it has
+    been unused for its lifetime, so one alive long after its tab closed shows which of these held it."""
+    import bokeh.server.session
+
+    found = []
+    for obj in gc.get_objects():
+        if isinstance(obj, bokeh.server.session.ServerSession):
+            context = obj.document.session_context
+            request = context.request if context is not None else None
+            found.append({"id": obj.id[:8], "path": request.path if request is not None else None,
+                          "connections": obj.connection_count, "expiry blocks": obj.expiration_blocked_count,
+                          "destroyed": obj.destroyed,
+                          "unused s": round(obj.milliseconds_since_last_unsubscribe / 1000, 1)})
+    return found
+
+
+def pending_tasks() -> dict[str, int]:
+    """The asyncio tasks pending in the server's event loop, by the coroutine and the line each waits at (a
+    callback that holds a session's document lock and never ends blocks that session's expiry for good)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # called outside the server's loop: nothing of its to list
+        return {}
+    counts: dict[str, int] = {}
+    for task in asyncio.all_tasks(loop):
+        stack = task.get_stack()
+        where = f"{stack[-1].f_code.co_filename}:{stack[-1].f_lineno}" if stack else "?"
+        key = f"{task.get_coro().__qualname__} at {where}"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def open_sessions() -> int:
     """Sessions the server has begun and not yet ended (Panel's public session record; needs session_history)."""
     return sum(1 for s in pn.state.session_info["sessions"].values() if s["ended"] is None)
@@ -99,6 +134,8 @@ def report(snapshot: str | None = None, compare: str | None = None, objects: boo
                                "tracing": tracemalloc.is_tracing()}
     if objects:
         figures["objects"] = live_objects()
+        figures["server sessions"] = server_sessions()
+        figures["pending tasks"] = pending_tasks()
     if tracemalloc.is_tracing():
         figures["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1024 / 1024, 1)
         if compare:

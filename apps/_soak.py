@@ -7,8 +7,10 @@ over the games, keeps them playing (each presses *New game* now and then; the bo
 them, and waits for the server to discard their sessions (``--cycles`` times, to tell memory kept for reuse
 from memory that grows). It prints the server's resident memory (RSS) cold, after a warm-up (one tab of each
 game opened, played and closed, so the imports, compiled code and caches every later tab shares are in),
-during, and after each cycle; the aim is "after" within 10% of the warm start. A benchmark, not a test: it
-takes minutes and its figures depend on the machine's load.
+during, and after each cycle; the aim is "after" within 10% of the warm start. Every game is played at tables,
+and a closed tab's table stays in the server until it is idle: the soak's server drops idle tables after
+:data:`IDLE` seconds, and "after" is read once they are dropped ("after, tables held" is printed as well). A
+benchmark, not a test: it takes minutes and its figures depend on the machine's load.
 
 The server runs with its memory report on (:mod:`apps._memory`): every reading also gives the live session
 count and the objects alive by kind (documents, sessions, game sessions, components, models, watchers, plots,
@@ -21,7 +23,8 @@ traceback (slow: for finding a leak, not for the figures).
 context and joined by a second through its link, over the games of :data:`apps._browser.TABLE_PLAYS`; in turn
 each table's maker moves, the move must show in the table's other browser, and every browser at every other
 table must still show what it showed (each game kept apart). It prints the memory cold, warm, during and after
-the tables close, the moves per table, and exits 1 if a game was not kept apart. The short variant is
+the tables close (held, then dropped once idle), the moves per table, the page kinds kept after the close, and
+"every game kept apart" or each failure, and exits 1 if a game was not kept apart. The short variant is
 ``tests/browser/test_soak_tables.py``.
 """
 
@@ -45,6 +48,13 @@ from apps._browser import BOARD_READY, TABLE_PLAYS, TablePlay, launch, shown_tab
 BOARDS = {"kzin": "track", "kf2100": "board", "zoo": "arena"}
 WARM_UP = 30.0
 """Seconds the warm-up tabs (one per game) play before the warm start is read."""
+IDLE = 20.0
+"""Seconds a table no page shows stays in the soak's server before it is written out and dropped (the server's
+``$TABLETOP_DOJO_IDLE``; a served table stays 30 minutes, longer than a soak): every game is played at tables, so a
+closed tab's table, its game session included, is only given back once it is idle."""
+TABLES_DROPPED = 180.0
+"""Seconds the soak waits, once the tabs' sessions are gone, for their idle tables to go: the server sweeps every
+60 s, and a table goes at the first sweep :data:`IDLE` seconds after its last page closed."""
 SESSION_EXPIRY = 45.0
 """Seconds a closed tab's session should take to go: Bokeh discards an unused session after 15 s, checking every
 17 s (the soak waits up to four times as long on a loaded machine, and says so)."""
@@ -69,8 +79,15 @@ def server_report(url: str, **query: str) -> dict[str, Any]:
 def print_report(label: str, figures: dict[str, Any]) -> None:
     objects = ", ".join(f"{name} {count}" for name, count in figures["objects"].items())
     traced = f", traced {figures['traced_mb']} MB" if "traced_mb" in figures else ""
-    print(f"{label}: {figures['rss_mb']:.0f} MB{traced}, {figures['open sessions']} open session(s); {objects}",
-          flush=True)
+    load = os.getloadavg()[0]  # the figures depend on it: said with each
+    print(f"{label}: {figures['rss_mb']:.0f} MB{traced}, {figures['open sessions']} open session(s), load {load:.1f}; "
+          f"{objects}", flush=True)
+    if "after" in label:  # once the tabs closed: every session still alive, and what Bokeh keeps it for
+        for held in figures.get("server sessions", []):
+            print(f"  server session alive: {held}", flush=True)
+        if figures.get("server sessions"):  # what the loop is still running, a held session's callbacks among it
+            for task, count in figures.get("pending tasks", {}).items():
+                print(f"  pending task x{count}: {task}", flush=True)
     for grown in figures.get("growth", []):
         print(f"  {grown['kib']:+.0f} KiB in {grown['blocks']:+d} blocks, allocated at:")
         print("    " + "\n    ".join(line for line in grown["traceback"] if line.strip()), flush=True)
@@ -98,12 +115,27 @@ def wait_live(url: str, timeout: float = 60.0) -> None:
             time.sleep(0.2)
 
 
+def wait_kind(url: str, process: psutil.Process, label: str, kind: str, most: int, end: float,
+              poll: float) -> int:
+    """Poll the server's live ``kind`` count until it is at most ``most`` or ``end`` passes; the last count."""
+    while (alive := server_report(url)["objects"][kind]) > most and time.time() < end:
+        print(f"  {label}: {mb(process):.0f} MB, {alive} {kind} alive, waiting for {most}", flush=True)
+        time.sleep(poll)
+    if alive > most:
+        print(f"  {label}: {alive} {kind} still alive at the deadline", flush=True)
+    return alive
+
+
 def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSION_EXPIRY * 4,
-           poll: float = 5.0, sessions: int | None = None) -> float:
+           poll: float = 5.0, sessions: int | None = None, tables: int | None = None) -> float:
     """Wait for every closed tab's session to go (Bokeh discards them on its own schedule, later on a loaded
     machine), then for the server's memory release after it; the memory then. ``sessions``: also wait until no
     more than that many Bokeh server sessions are alive in the server (counted in its heap: Panel's session
-    record can say a session ended that Bokeh still holds)."""
+    record, keyed by session id, has said a session ended that Bokeh still held: a likely way is a page built
+    twice, the request's session discarded unused before the browser's websocket came and made a second of the
+    same id). ``tables``: then also wait (up to
+    :data:`TABLES_DROPPED` more) until no more than that many game sessions are alive, i.e. the closed tabs' idle
+    tables have been written out and dropped."""
     from apps.server import RELEASE_DELAY
 
     end = time.time() + timeout
@@ -113,11 +145,9 @@ def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSI
     if left:
         print(f"  {label}: {left} session(s) still open after {timeout:.0f} s", flush=True)
     if sessions is not None:
-        while (alive := server_report(url)["objects"]["server sessions"]) > sessions and time.time() < end:
-            print(f"  {label}: {alive} server session(s) alive, waiting for {sessions}", flush=True)
-            time.sleep(poll)
-        if alive > sessions:
-            print(f"  {label}: {alive} server session(s) still alive after {timeout:.0f} s", flush=True)
+        wait_kind(url, process, label, "server sessions", sessions, end, poll)
+    if tables is not None:
+        wait_kind(url, process, label, "game sessions", tables, time.time() + TABLES_DROPPED, poll)
     time.sleep(RELEASE_DELAY + 3)
     return mb(process)
 
@@ -148,15 +178,17 @@ def play(tabs: list[tuple[Any, Any]], seconds: float, server: psutil.Process) ->
     return peak
 
 
-def start_server(trace: int = 0, session_ms: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(trace: int = 0, session_ms: int | None = None,
+                 idle: float = IDLE) -> tuple[subprocess.Popen[bytes], str]:
     """A real ``dojo serve`` on a free loopback port with its own data folder and its memory report on; with
-    ``session_ms``, closed tabs' sessions are discarded after that many milliseconds (else Bokeh's 15 s)."""
+    ``session_ms``, closed tabs' sessions are discarded after that many milliseconds (else Bokeh's 15 s); a table
+    no page shows is dropped after ``idle`` seconds."""
     from apps._memory import REPORT_ENV, SESSION_CLEANUP_ENV
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     data = tempfile.mkdtemp(prefix="dojo-soak-")
-    env = {**os.environ, "TABLETOP_DOJO_DATA": data, REPORT_ENV: "1"}
+    env = {**os.environ, "TABLETOP_DOJO_DATA": data, REPORT_ENV: "1", "TABLETOP_DOJO_IDLE": str(idle)}
     if trace:
         env["PYTHONTRACEMALLOC"] = str(trace)
     if session_ms:
@@ -190,7 +222,7 @@ def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = N
             play(warm, WARM_UP, server)  # the code of play included (imports, compiled paths, caches)
             for context, _page in warm:
                 context.close()
-            figures["warm"] = settle(url, server, "warm-up tabs closed")  # read before the report walks the heap
+            figures["warm"] = settle(url, server, "warm-up tabs closed", sessions=0, tables=0)  # before the report
             print_report("warm start", server_report(url, **({"snapshot": "warm"} if trace else {})))
             print(f"opening {tabs} tabs", flush=True)
             for cycle in range(1, cycles + 1):
@@ -201,8 +233,11 @@ def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = N
                 print_report(f"cycle {cycle}: during", server_report(url))
                 for context, _page in opened:
                     context.close()
-                figures[f"cycle {cycle}: after"] = settle(url, server, "tabs closed")
-                print_report(f"cycle {cycle}: after", server_report(url, **({"compare": "warm"} if trace else {})))
+                figures[f"cycle {cycle}: after, tables held"] = settle(url, server, "tabs closed", sessions=0)
+                print_report(f"cycle {cycle}: after the tabs closed, their tables held", server_report(url))
+                figures[f"cycle {cycle}: after"] = settle(url, server, "tables idle", tables=0)
+                print_report(f"cycle {cycle}: after, their tables dropped",
+                             server_report(url, **({"compare": "warm"} if trace else {})))
             browser.close()
     finally:
         proc.terminate()
@@ -308,11 +343,14 @@ def play_tables(tables: list[SeatedTable], seconds: float, server: psutil.Proces
 
 
 def soak_tables(minutes: float, tables: int, games: list[str] | None = None, session_ms: int | None = None,
-                warm_moves: int = 6, browser: Any | None = None) -> tuple[dict[str, float], TablesRun]:
+                warm_moves: int = 6, browser: Any | None = None,
+                drop_tables: bool = True) -> tuple[dict[str, float], TablesRun]:
     """Issue 12's load test: ``tables`` tables (two browser contexts each) over the games of
     :data:`apps._browser.TABLE_PLAYS`, played for ``minutes``, then closed; the server's memory cold, warm (one
     table of each game played and closed first), during and after, and what the play saw. ``browser``: a
-    Chromium already running (a test's), else one is launched."""
+    Chromium already running (a test's), else one is launched. ``drop_tables``: the warm start and "after" are
+    read once the closed tables are idle and dropped (up to :data:`TABLES_DROPPED` s each); without it, with the
+    tables still held ("after" is then "after, tables held")."""
     import contextlib
 
     from playwright.sync_api import sync_playwright
@@ -336,7 +374,8 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
             play_tables(warm, 0, server, TablesRun(), rounds_at_least=warm_moves)
             for t in warm:
                 t.close()
-            figures["warm"] = settle(url, server, "warm-up tables closed", poll=poll)
+            held = 0 if drop_tables else None
+            figures["warm"] = settle(url, server, "warm-up tables closed", poll=poll, tables=held)
             report = server_report(url)
             run.objects["warm"] = report["objects"]
             print_report("warm start", report)
@@ -352,11 +391,15 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
             print_report("during", server_report(url))
             for t in seated:
                 t.close()
-            figures["after"] = settle(url, server, "tables closed", poll=poll, timeout=30 if session_ms else
-                                      SESSION_EXPIRY * 4, sessions=run.objects["warm"]["server sessions"])
+            figures["after, tables held"] = settle(url, server, "tables closed", poll=poll,
+                                                   timeout=30 if session_ms else SESSION_EXPIRY * 4,
+                                                   sessions=run.objects["warm"]["server sessions"])
+            print_report("after the tables' browsers closed, the tables held", server_report(url))
+            figures["after"] = (settle(url, server, "tables idle", poll=poll, tables=0) if drop_tables
+                                else figures["after, tables held"])
             report = server_report(url)
             run.objects["after"] = report["objects"]
-            print_report("after", report)
+            print_report("after, the tables dropped", report)
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -364,7 +407,8 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m apps._soak", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m apps._soak", description=__doc__.replace("``", ""),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=3.0, help="how long the tabs play (default 3)")
     parser.add_argument("--tabs", type=int, default=20, help="browser contexts open at once (default 20)")
     parser.add_argument("--cycles", type=int, default=1, help="times the tabs are opened and closed (default 1)")

@@ -319,9 +319,16 @@ def table_page(slug: str, build: PageBuilder) -> pn.viewable.Viewable:
     return page
 
 
-def start_sweeps(period_seconds: float = 60.0) -> None:
-    """Write out and drop idle tables every ``period_seconds`` while the server runs (``dojo serve``)."""
-    pn.state.schedule_task("tables-sweep", lambda: registry().sweep(), period=f"{int(period_seconds)}s")
+def start_sweeps(period_seconds: float = 60.0, dropped: Callable[[list[str]], None] | None = None) -> None:
+    """Write out and drop idle tables every ``period_seconds`` while the server runs (``dojo serve``); ``dropped``
+    is told the ids of the tables a sweep dropped (the server then gives their memory back)."""
+
+    def sweep() -> None:
+        ids = registry().sweep()
+        if ids and dropped is not None:
+            dropped(ids)
+
+    pn.state.schedule_task("tables-sweep", sweep, period=f"{int(period_seconds)}s")
 
 
 def ago(seconds: float) -> str:

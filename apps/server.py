@@ -88,6 +88,15 @@ class MemoryRelease:
         self._pending = False
 
     def session_destroyed(self, _context: Any) -> None:
+        self.soon()
+
+    def tables_dropped(self, _ids: list[str]) -> None:
+        """Idle tables written out and dropped: their game sessions (a table's state, bots and caches) are freed
+        by a collection as a closed tab's page is, and the heap trimmed likewise."""
+        self.soon()
+
+    def soon(self) -> None:
+        """A release in :data:`RELEASE_DELAY` seconds, unless one is already pending."""
         if not self._pending:
             self._pending = True
             IOLoop.current().call_later(RELEASE_DELAY, self.release)
@@ -168,8 +177,9 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool | None = None
     start_idle_collection()  # full collections in the IOLoop's idle time, not inside a click (apps.collector)
     lines, origins = serve_plan(port, address, len(games))
     print("\n".join(lines), flush=True)
-    pn.state.on_session_destroyed(MemoryRelease().session_destroyed)  # every session of this server
-    start_sweeps()  # idle tables written out and dropped from memory
+    release = MemoryRelease()
+    pn.state.on_session_destroyed(release.session_destroyed)  # every session of this server
+    start_sweeps(dropped=release.tables_dropped)  # idle tables written out and dropped from memory, then released
     report = report_patterns()  # GET /memory-report, only with TABLETOP_DOJO_MEMORY_REPORT set (the soak)
     pn.serve(
         routes(games),

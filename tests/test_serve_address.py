@@ -137,3 +137,52 @@ def test_a_closed_session_is_followed_by_one_release_of_its_memory(monkeypatch: 
         assert len(scheduled) == 2  # the next closed tab gets its own release
     finally:
         gc.enable()
+
+
+def test_idle_tables_dropped_by_a_sweep_are_followed_by_a_release(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """A closed tab's table outlives its page until it is idle; when the server's sweep drops it, its game session
+    is freed and the heap trimmed as a closed page's is (else the soak's memory after the tables went stayed up)."""
+    import gc
+    import weakref
+
+    import panel as pn
+
+    from apps import _tables
+    from engine.core.seal import Sealer
+    from engine.core.tables import TableRegistry
+    from engine.kzin.table import KZIN_TABLE
+
+    now = [1000.0]
+    reg = TableRegistry(tmp_path / "tables", {"kzin": KZIN_TABLE}, Sealer.in_folder(tmp_path), idle_seconds=20,
+                        clock=lambda: now[0])
+    monkeypatch.setattr(_tables, "registry", lambda: reg)
+    tasks: dict = {}
+    monkeypatch.setattr(pn.state, "schedule_task", lambda name, fn, period: tasks.setdefault(name, fn))
+    scheduled: list = []
+    trims: list[int] = []
+
+    class Loop:
+        def call_later(self, delay, fn):
+            scheduled.append((delay, fn))
+
+    monkeypatch.setattr(server.IOLoop, "current", staticmethod(lambda: Loop()))
+    release = server.MemoryRelease()
+    monkeypatch.setattr(release, "_trim", trims.append)
+    _tables.start_sweeps(dropped=release.tables_dropped)
+    (sweep,) = tasks.values()
+
+    table = reg.create("kzin", None)
+    session = weakref.ref(table.session)
+    del table
+    sweep()
+    assert scheduled == [] and session() is not None  # not idle yet: nothing dropped, nothing to release
+    now[0] += 21
+    gc.disable()
+    try:
+        sweep()
+        assert len(scheduled) == 1 and scheduled[0][0] == server.RELEASE_DELAY
+        scheduled[0][1]()
+        assert session() is None and trims == [0]
+    finally:
+        gc.enable()
