@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps._soak import soak_tables
+from apps._soak_tables import soak_tables
 
 pytestmark = pytest.mark.browser
 

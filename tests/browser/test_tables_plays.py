@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from apps._browser import TABLE_PLAYS
-from apps._soak import soak_tables
+from apps._soak_tables import soak_tables
 
 pytestmark = pytest.mark.browser
 
