@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import csv
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -156,7 +157,7 @@ def read(path: Path | None = None) -> list[dict[str, object]]:
         return list(csv.DictReader(f))
 
 
-def _cell(r: dict[str, object] | None) -> str:
+def _cell(r: Mapping[str, Any] | None) -> str:
     if r is None:
         return "not run"
     return (f"{100 * float(r['rate']):.2f}% ({100 * float(r['low']):.2f}-{100 * float(r['high']):.2f}), "
