@@ -102,11 +102,8 @@ def test_serve_on_every_interface_lets_the_printed_hosts_connect(tmp_path: Path)
         proc.wait(timeout=10)
 
 
-def test_a_closed_session_is_followed_by_one_release_of_its_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    """However many sessions end at once, one release is scheduled; it collects their cycles and trims."""
-    import gc
-    import weakref
-
+def release_on_a_recorded_loop(monkeypatch: pytest.MonkeyPatch) -> tuple[server.MemoryRelease, list, list[int]]:
+    """A memory release whose IOLoop only records what it is asked to run later, and whose trim is recorded."""
     scheduled: list = []
     trims: list[int] = []
 
@@ -117,6 +114,15 @@ def test_a_closed_session_is_followed_by_one_release_of_its_memory(monkeypatch: 
     monkeypatch.setattr(server.IOLoop, "current", staticmethod(lambda: Loop()))
     release = server.MemoryRelease()
     monkeypatch.setattr(release, "_trim", trims.append)
+    return release, scheduled, trims
+
+
+def test_a_closed_session_is_followed_by_one_release_of_its_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many sessions end at once, one release is scheduled; it collects their cycles and trims."""
+    import gc
+    import weakref
+
+    release, scheduled, trims = release_on_a_recorded_loop(monkeypatch)
 
     class Page:
         pass
@@ -159,16 +165,7 @@ def test_idle_tables_dropped_by_a_sweep_are_followed_by_a_release(monkeypatch: p
     monkeypatch.setattr(_tables, "registry", lambda: reg)
     tasks: dict = {}
     monkeypatch.setattr(pn.state, "schedule_task", lambda name, fn, period: tasks.setdefault(name, fn))
-    scheduled: list = []
-    trims: list[int] = []
-
-    class Loop:
-        def call_later(self, delay, fn):
-            scheduled.append((delay, fn))
-
-    monkeypatch.setattr(server.IOLoop, "current", staticmethod(lambda: Loop()))
-    release = server.MemoryRelease()
-    monkeypatch.setattr(release, "_trim", trims.append)
+    release, scheduled, trims = release_on_a_recorded_loop(monkeypatch)
     _tables.start_sweeps(dropped=release.tables_dropped)
     (sweep,) = tasks.values()
 
