@@ -80,7 +80,10 @@ def server_sessions() -> list[dict[str, Any]]:
     found = []
     for obj in gc.get_objects():
         if isinstance(obj, bokeh.server.session.ServerSession):
-            context = obj.document.session_context
+            try:
+                context = obj.document.session_context
+            except AttributeError:  # destroyed: Bokeh has let go of its document (the report raised a 500 on it)
+                context = None
             request = context.request if context is not None else None
             found.append({"id": obj.id[:8], "path": request.path if request is not None else None,
                           "connections": obj.connection_count, "expiry blocks": obj.expiration_blocked_count,
@@ -100,7 +103,8 @@ def pending_tasks() -> dict[str, int]:
     for task in asyncio.all_tasks(loop):
         stack = task.get_stack()
         where = f"{stack[-1].f_code.co_filename}:{stack[-1].f_lineno}" if stack else "?"
-        key = f"{task.get_coro().__qualname__} at {where}"
+        coro = task.get_coro()
+        key = f"{getattr(coro, '__qualname__', type(coro).__name__)} at {where}"
         counts[key] = counts.get(key, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
