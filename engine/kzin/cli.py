@@ -222,6 +222,7 @@ def _win_rates(args: argparse.Namespace) -> int:
         COLUMNS,
         DEFAULT_GAMES,
         POLICY_ORDER,
+        RULINGS,
         advisor_rows,
         data_path,
         measure,
@@ -247,6 +248,11 @@ def _win_rates(args: argparse.Namespace) -> int:
         raise ValueError("--seconds bounds the rounds of --only: give the policies to play")
     if args.chunk < 1:
         raise ValueError(f"--chunk takes a count of at least 1, not {args.chunk}")
+    rulings = [w.strip() for w in args.rulings.split(",")] if args.rulings else list(RULINGS)
+    if not set(rulings) <= set(RULINGS):
+        raise ValueError(f"--rulings takes rulings of {', '.join(RULINGS)}, not {args.rulings!r}")
+    if args.rulings and only is None:
+        raise ValueError("--rulings picks the rulings of --only's rounds: give the policies to play")
     out = args.out or data_path()
     kept = read(out) if only is not None and out.exists() else []  # --only: the other rows stay as they were
     rows: list[dict[str, Any]] = []
@@ -265,8 +271,8 @@ def _win_rates(args: argparse.Namespace) -> int:
         elif policy == "clairvoyant":
             measure({policy: games[policy]}, seed=args.seed, on_row=shown)
         else:
-            measure_in_rounds(policy, games[policy], seed=args.seed, chunk=args.chunk, seconds=args.seconds,
-                              on_row=shown)
+            measure_in_rounds(policy, games[policy], seed=args.seed, rulings=rulings, chunk=args.chunk,
+                              seconds=args.seconds, on_row=shown)
     print(f"wrote {out}")
     return 0
 
@@ -343,6 +349,8 @@ def register(subparsers: Any) -> None:
                     help="with --only: stop after the round (a chunk under every ruling) that passes S seconds")
     wr.add_argument("--chunk", type=int, default=5_000, metavar="N",
                     help="with --only: games of a round under each ruling (default 5,000)")
+    wr.add_argument("--rulings", default=None, metavar="A,B",
+                    help="with --only: play the rounds under these rulings only (default: every ruling)")
     wr.set_defaults(func=_guarded(_win_rates))
     tr = sub.add_parser("train-expert", help="learn the expert's value tables (one per ruling) into engine/kzin",
                         description="Defaults: engine.kzin.expert.TRAIN_DEFAULTS, the settings of the shipped tables.")

@@ -300,6 +300,18 @@ def test_win_rates_only_replays_some_policies_and_reads_every_rulings_advisor(tm
     assert main(["kzin", "win-rates", "--seconds", "5", "--out", str(out)]) == 2
     assert main(["kzin", "win-rates", "--only", "best", "--out", str(out)]) == 2
     assert "--only takes policies" in capsys.readouterr().err
+    # --rulings: rounds under one ruling replace that ruling's row and keep the others'.
+    before = {k: r for k, r in rows.items() if k != ("no-reshuffle", "expert")}
+    assert main(["kzin", "win-rates", "--only", "expert", "--rulings", "no-reshuffle", "--games", "expert=12",
+                 "--out", str(out)]) == 0
+    after = {(r["ruling"], r["policy"]): r for r in csv.DictReader(out.open())}
+    (twelve,) = win_rates.measure({"expert": 12}, rulings=["no-reshuffle"])
+    assert after[("no-reshuffle", "expert")]["games"] == "12"
+    assert after[("no-reshuffle", "expert")]["wins"] == str(twelve["wins"])
+    assert {k: r for k, r in after.items() if k != ("no-reshuffle", "expert")} == before
+    assert main(["kzin", "win-rates", "--only", "expert", "--rulings", "house", "--out", str(out)]) == 2
+    assert main(["kzin", "win-rates", "--rulings", "default", "--out", str(out)]) == 2
+    assert "--rulings" in capsys.readouterr().err
 
 
 
