@@ -29,6 +29,19 @@ TO_PAGE = """([name, x, y]) => {
 }"""
 """JS: data (x, y) on the Bokeh figure named ``name`` -> viewport pixels (Playwright mouse coordinates)."""
 
+# The Man-Kzin Wars track as the browser draws it: is its Expansion Marker on space ``kem``?
+MARKER_ON = """([name, kem]) => {
+  const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
+  if (!v) return false;
+  for (const r of v.model.renderers) {
+    const d = r.data_source ? r.data_source.data : null;
+    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
+    if (get("marker") !== undefined) return get("tx")[0] == kem;
+  }
+  return false;
+}"""
+
+
 def to_page(page, x: float, y: float, name: str = "board") -> tuple[float, float]:
     """Viewport pixels of data point (x, y) on the figure named ``name``."""
     px, py = page.evaluate(TO_PAGE, [name, x, y])

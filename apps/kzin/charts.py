@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import holoviews as hv
 import panel as pn
+import param
 from bokeh.models import NumeralTickFormatter
 
 from apps.kzin import views
@@ -27,8 +28,10 @@ def _named(name: str) -> dict:
     return {"backend_opts": {"plot.name": name}}
 
 
-def track(session: KzinSession) -> hv.Overlay:
-    """The 12 spaces from Earth to the Kzin Home Worlds, the Expansion Marker and its last move."""
+def track(session: KzinSession, on: param.Parameterized | None = None) -> hv.Overlay:
+    """The 12 spaces from Earth to the Kzin Home Worlds, the Expansion Marker and its last move; redrawn when
+    ``on``'s ``version`` or ``last_move`` changes (the session's own by default; a page passes its copy from
+    :func:`apps.plotting.in_this_document`)."""
     use_bokeh()
     spaces = [int(s["space"]) for s in SPACES]
     colours = ["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES]
@@ -63,15 +66,17 @@ def track(session: KzinSession) -> hv.Overlay:
             tools=["hover"], default_tools=[], toolbar=None, **FIXED)
         return left_box * arrow * head * label * marker
 
-    dynamic = hv.DynamicMap(pn.bind(moving, session.param.version, session.param.last_move))
+    on = on or session
+    dynamic = hv.DynamicMap(pn.bind(moving, on.param.version, on.param.last_move))
     return (board * numbers * names * ends * dynamic).opts(
         hv.opts.Overlay(height=190, responsive=True, min_width=600, xlim=(0.4, 12.6), ylim=(-0.35, 1.6),
                         xaxis=None, yaxis=None, show_frame=False, show_grid=False, toolbar=None,
                         **_named("track")))
 
 
-def forces(session: KzinSession) -> hv.DynamicMap:
-    """P(force) of each side of the battle in view, and the chance to win in the title."""
+def forces(session: KzinSession, on: param.Parameterized | None = None) -> hv.DynamicMap:
+    """P(force) of each side of the battle in view, and the chance to win in the title (redrawn as :func:`track`
+    is, on ``version``, ``selection``, ``guess`` and ``predict``)."""
     use_bokeh()
 
     def draw(version: int, selection: list[int], guess: float | None, predict: bool) -> hv.Overlay:
@@ -88,16 +93,17 @@ def forces(session: KzinSession) -> hv.DynamicMap:
                 color=colour, fill_alpha=0.45, line_color=colour, **NO_TOOLS))
         return hv.Overlay(layers).opts(title=views.forces_title(session), ylim=(0, 1.15 * top or 1))
 
-    return hv.DynamicMap(pn.bind(draw, session.param.version, session.param.selection, session.param.guess,
-                                 session.param.predict)).opts(
+    on = on or session
+    return hv.DynamicMap(pn.bind(draw, on.param.version, on.param.selection, on.param.guess, on.param.predict)).opts(
         hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
                         yformatter=NumeralTickFormatter(format="0%"), ylabel="P(force)", toolbar=None,
                         **_named("forces")),
         hv.opts.Histogram(framewise=True))
 
 
-def running(session: KzinSession) -> hv.DynamicMap:
-    """The estimated chance of winning the game at the start of every turn, with its 95% interval."""
+def running(session: KzinSession, on: param.Parameterized | None = None) -> hv.DynamicMap:
+    """The estimated chance of winning the game at the start of every turn, with its 95% interval (redrawn as
+    :func:`track` is, on ``running_odds``)."""
     use_bokeh()
 
     def draw(running_odds: list[dict]) -> hv.Overlay:
@@ -111,7 +117,7 @@ def running(session: KzinSession) -> hv.DynamicMap:
             color=views.HUMAN_COLOUR, size=6, tools=["hover"], default_tools=[], toolbar=None)
         return (band * line * dots).opts(ylim=(0, min(1.0, 1.15 * max(d["high"], default=0.0)) or 1))
 
-    return hv.DynamicMap(pn.bind(draw, session.param.running_odds)).opts(
+    return hv.DynamicMap(pn.bind(draw, (on or session).param.running_odds)).opts(
         hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
                         yformatter=NumeralTickFormatter(format="0.0%"), ylabel="P(win the game)", toolbar=None,
                         title="Chance of winning the game, turn by turn", **_named("running")),

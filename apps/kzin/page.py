@@ -16,6 +16,7 @@ import param
 from apps.kzin import charts, views
 from apps.kzin.controls import CardTiles, Decisions, GameControls
 from apps.kzin.panels import LEFT_TABLE, Advisor, RunningOdds
+from apps.plotting import in_this_document
 from engine.core.session import Notice
 from engine.kzin.session import KzinSession
 
@@ -78,14 +79,17 @@ class KzinPage(pn.viewable.Viewer):
         status = html_pane(self._bound(views.status_html, v), margin=(0, 10), align="center")
         notice = html_pane(pn.bind(notice_html, s.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 10),
                            sizing_mode="stretch_width", name="notice")
-        track = pn.pane.HoloViews(charts.track(s), sizing_mode="stretch_width", linked_axes=False)
+        # The charts follow a copy of the session's parameters made in this page's document: at a table another
+        # browser's move changes the shared session while its own document is current (see in_this_document).
+        live = in_this_document(s, "version", "last_move", "selection", "guess", "predict", "running_odds")
+        track = pn.pane.HoloViews(charts.track(s, live), sizing_mode="stretch_width", linked_axes=False)
         table_box = box(
             "The table",
             pn.pane.Markdown("**Drawn this turn**", margin=(0, 4)), html_pane(self._bound(views.drawn_html, v)),
             pn.pane.Markdown("**Your Fleets and Tactics** (click to select for the commitment)", margin=(0, 4)),
             self.tiles, self.decisions,
             html_pane(self._bound(views.table_html, v), margin=0, sizing_mode="stretch_width"))
-        forces = pn.pane.HoloViews(charts.forces(s), sizing_mode="stretch_width", linked_axes=False,
+        forces = pn.pane.HoloViews(charts.forces(s, live), sizing_mode="stretch_width", linked_axes=False,
                                    visible=pn.bind(lambda _v: s.decision() is not None, v))
         predict = pn.widgets.Checkbox(label="Predict, then see (hide the exact chance until I have guessed)",
                                       value=s.predict)
@@ -104,7 +108,7 @@ class KzinPage(pn.viewable.Viewer):
                          name="odds", sizing_mode="stretch_width")
         odds_box = box("Live odds", pn.Row(predict, guess), odds, calibration,
                        forces, pn.pane.Markdown("#### The advisor", margin=(0, 4)), self.advisor)
-        running_box = box("Running odds", pn.pane.HoloViews(charts.running(s), sizing_mode="stretch_width",
+        running_box = box("Running odds", pn.pane.HoloViews(charts.running(s, live), sizing_mode="stretch_width",
                                                             linked_axes=False), self.running)
         deck_box = box("The deck (order hidden)",
                        pn.pane.DataFrame(self._bound(views.deck_frame, v), index=False, sizing_mode="stretch_width"))

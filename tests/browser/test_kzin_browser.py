@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_READY, choose_file, serve_pages, wait_for
+from browser_helpers import BOARD_READY, MARKER_ON, choose_file, serve_pages, wait_for
 from playwright.sync_api import expect
 
 from apps.kzin import KzinPage
@@ -23,16 +23,6 @@ SHOTS = Path("/tmp/kzin_shots")
 WAIT = 30_000  # ms: the machine is shared, so page updates can lag behind the server's state
 # Seed 226: a decline, then an invasion with a Fleet and a Tactics card in play, then a liberation.
 SEED = 226
-MARKER_ON = """([name, kem]) => {
-  const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
-  if (!v) return false;
-  for (const r of v.model.renderers) {
-    const d = r.data_source ? r.data_source.data : null;
-    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
-    if (get("marker") !== undefined) return get("tx")[0] == kem;
-  }
-  return false;
-}"""
 
 
 def until(cond, page):
