@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import wilson_interval
-from engine.kzin.compare import COMPARE_SEED, compare_keys, read_results
+from engine.kzin.compare import COMPARE_SEED, compare_keys, done_prefix, read_results, ruling_file
 from engine.kzin.expert import RULINGS, game_keys, play_keys
 from engine.kzin.rules import make_rules
 
@@ -81,24 +81,13 @@ def measure(games: dict[str, int], seed: int = 2027, rulings: Iterable[str] = tu
     return rows
 
 
-def advisor_file(advisor_csv: Path, ruling: str) -> Path:
-    """The advisor's games under ``ruling``: ``advisor_csv`` itself for the default rulings, else its sibling
-    ``<stem>_<ruling>.csv`` (as :func:`engine.kzin.compare.advisor_path` names them)."""
-    return advisor_csv if ruling == "default" else advisor_csv.with_name(f"{advisor_csv.stem}_{ruling}.csv")
-
-
 def advisor_rows(advisor_csv: Path, rulings: Iterable[str] = tuple(RULINGS)) -> list[dict[str, object]]:
     """The advisor's row of each ruling whose games file exists: the first keys of :data:`COMPARE_SEED`'s list that
     are done, in order."""
     rows = []
     for ruling in rulings:
-        path = advisor_file(advisor_csv, ruling)
-        done = read_results(path)
-        adv = []
-        for k in compare_keys(len(done), COMPARE_SEED):
-            if int(k) not in done:
-                break
-            adv.append(done[int(k)][0])
+        done = read_results(ruling_file(advisor_csv, ruling))
+        adv = [won for won, _ in done_prefix(compare_keys(len(done), COMPARE_SEED), done)]
         if len(adv) >= 2:
             rows.append(row(ruling, "advisor", np.array(adv, dtype=bool), f"{NOTES['advisor']}; plain engine, "
                             f"keys of seed {COMPARE_SEED}"))
