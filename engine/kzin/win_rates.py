@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.core import wilson_interval
 from engine.kzin.compare import COMPARE_SEED, compare_keys, done_prefix, read_results, ruling_file
-from engine.kzin.expert import RULINGS, game_keys, play_keys
+from engine.kzin.expert import KERNEL_POLICIES, RULINGS, game_keys, play_keys
 from engine.kzin.rules import make_rules
 
 COLUMNS = ("ruling", "policy", "games", "wins", "rate", "low", "high", "note")
@@ -103,8 +103,8 @@ def measure_in_rounds(policy: str, games: int, seed: int = 2027, rulings: Iterab
     The keys are the first of ``seed``'s list, as :func:`measure` plays them (a longer list extends a shorter), so
     the rows are those :func:`measure` gives for the same count. ``on_row`` sees each ruling's row after every round.
     """
-    if policy not in ("all-in", "threshold", "expert-table", "expert"):
-        raise ValueError(f"rounds play a kernel policy (all-in, threshold, expert-table, expert), not {policy!r}")
+    if policy not in KERNEL_POLICIES:
+        raise ValueError(f"rounds play a kernel policy ({', '.join(KERNEL_POLICIES)}), not {policy!r}")
     if chunk < 1 or games < 2:
         raise ValueError("rounds need a chunk of at least 1 game and at least 2 games")
     rulings = list(rulings)
