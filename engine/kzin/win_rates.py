@@ -51,8 +51,9 @@ def row(ruling: str, policy: str, won: np.ndarray, note: str) -> dict[str, objec
 def measure(games: dict[str, int], seed: int = 2027, rulings: Iterable[str] = tuple(RULINGS),
             advisor_csv: Path | None = None, on_row: Callable[[dict[str, object]], None] | None = None
             ) -> list[dict[str, object]]:
-    """Every (ruling, policy) row: ``games`` per policy (as ``DEFAULT_GAMES``); the advisor's from ``advisor_csv``
-    (the default ruling's paired games, keys of :data:`COMPARE_SEED`) when given."""
+    """Every (ruling, policy) row: ``games`` per policy (as ``DEFAULT_GAMES``); the advisor's, when ``advisor_csv``
+    is given, from it (the default rulings' paired games, keys of :data:`COMPARE_SEED`) and its siblings
+    (:func:`advisor_rows`)."""
     from engine.kzin.clairvoyant import play_clairvoyant
 
     unknown = set(games) - set(DEFAULT_GAMES)
