@@ -12,7 +12,7 @@ from typing import Any
 import psutil
 
 from apps._browser import BOARD_READY, TABLE_PLAYS, TablePlay, launch, shown_table
-from apps._soak import SESSION_EXPIRY, mb, print_report, server_report, settle, start_server
+from apps._soak import SESSION_EXPIRY, mb, print_report, served, server_report, settle
 
 PAGE_KINDS = ("documents", "server sessions", "panel viewables", "bokeh models", "holoviews plots",
               "holoviews streams")
@@ -126,13 +126,10 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
 
     plays = [TABLE_PLAYS[g] for g in (games or list(TABLE_PLAYS))]
     poll = 0.5 if session_ms else 5.0
-    proc, url = start_server(session_ms=session_ms)
     figures: dict[str, float] = {}
     run = TablesRun()
-    try:
-        server = psutil.Process(proc.pid)
+    with served(session_ms=session_ms) as (server, url):
         figures["cold"] = mb(server)
-        print(f"server pid {proc.pid}", flush=True)
         with contextlib.ExitStack() as stack:
             if browser is None:
                 browser = launch(stack.enter_context(sync_playwright()))
@@ -169,9 +166,6 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
             report = server_report(url)
             run.objects["after"] = report["objects"]
             print_report("after, the tables dropped", report)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     return figures, run
 
 
