@@ -134,9 +134,8 @@ def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSI
     more than that many Bokeh server sessions are alive in the server (counted in its heap: Panel's session
     record, keyed by session id, has said a session ended that Bokeh still held: a likely way is a page built
     twice, the request's session discarded unused before the browser's websocket came and made a second of the
-    same id). ``tables``: then also wait (up to
-    :data:`TABLES_DROPPED` more) until no more than that many game sessions are alive, i.e. the closed tabs' idle
-    tables have been written out and dropped."""
+    same id). ``tables``: then also wait (up to :data:`TABLES_DROPPED` more) until no more than that many game
+    sessions are alive, i.e. the closed tabs' idle tables have been written out and dropped."""
     from apps.server import RELEASE_DELAY
 
     end = time.time() + timeout

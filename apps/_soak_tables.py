@@ -118,8 +118,8 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
     :data:`apps._browser.TABLE_PLAYS`, played for ``minutes``, then closed; the server's memory cold, warm (one
     table of each game played and closed first), during and after, and what the play saw. ``browser``: a
     Chromium already running (a test's), else one is launched. ``drop_tables``: the warm start and "after" are
-    read once the closed tables are idle and dropped (up to :data:`TABLES_DROPPED` s each); without it, with the
-    tables still held ("after" is then "after, tables held")."""
+    read once the closed tables are idle and dropped (up to :data:`apps._soak.TABLES_DROPPED` s each); without
+    it, with the tables still held ("after" is then "after, tables held")."""
     import contextlib
 
     from playwright.sync_api import sync_playwright
@@ -136,7 +136,7 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
                 stack.callback(browser.close)
             warm = [open_table(browser, url, play) for play in plays]
             # The code of play in (imports, compiled paths, the worker threads' physics, caches every table shares).
-            # A round a call with no time given played no move at all: the first measured moves warmed the server.
+            # Rounds, not time: with no time given a call plays no round, and the first measured moves would warm it.
             play_tables(warm, 0, server, TablesRun(), rounds_at_least=warm_moves)
             for t in warm:
                 t.close()
