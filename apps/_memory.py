@@ -20,6 +20,7 @@ import json
 import os
 import threading
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -106,14 +107,13 @@ def pending_tasks() -> dict[str, int]:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # called outside the server's loop: nothing of its to list
         return {}
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     for task in asyncio.all_tasks(loop):
         stack = task.get_stack()
         where = f"{stack[-1].f_code.co_filename}:{stack[-1].f_lineno}" if stack else "?"
         coro = task.get_coro()
-        key = f"{getattr(coro, '__qualname__', type(coro).__name__)} at {where}"
-        counts[key] = counts.get(key, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+        counts[f"{getattr(coro, '__qualname__', type(coro).__name__)} at {where}"] += 1
+    return dict(counts.most_common())  # most first, equals in the order first seen
 
 
 def open_sessions() -> int:
