@@ -373,15 +373,20 @@ def _candidates_ws(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hd
 
 
 @njit(cache=True, nogil=True)
+def _decline_value(phase, kem, c2, nf, tech, n_pile, r, V, options):
+    """The value of declining the battle of ``phase`` with the cards in play ``(r, nf, c2)`` of :func:`_reserve`: an
+    invasion moves the marker toward Earth (Conquest stays unless the ruling discards it)."""
+    if phase == 0:
+        return _value(V, kem - 1, 0 if options[2] == 1 else c2, nf, tech, n_pile, r, options)
+    return _value(V, kem, c2, nf, tech, n_pile, r, options)
+
+
+@njit(cache=True, nogil=True)
 def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds, spents,
             fus, probs, scores):
     """The battle odds and the score ``p V(win) + (1 - p) V(loss)`` of each candidate; returns the decline's score."""
     r0, nf0, c2 = _reserve(play, n_play, tech, kem, attr, rv)
-    # Decline: an invasion moves the marker toward Earth (Conquest stays unless the ruling discards it).
-    if phase == 0:
-        decline = _value(V, kem - 1, 0 if options[2] == 1 else c2, nf0, tech, n_pile, r0, options)
-    else:
-        decline = _value(V, kem, c2, nf0, tech, n_pile, r0, options)
+    decline = _decline_value(phase, kem, c2, nf0, tech, n_pile, r0, V, options)
     for i in range(n_cand):
         p = battle_chance(tail, hds[i], kd, kc - hcs[i])
         nf, r = nf0 - fus[i], r0 - spents[i]
@@ -509,10 +514,7 @@ def _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr
                 shared_f[phase, 0, i], shared_f[phase, 1, i] = _value_pair(
                     V, kem if phase == 0 else kem + 1, kem - 1 if phase == 0 else kem, nf, tech, n_pile - 1, r, options)
         r0, nf0, c2 = _reserve(play, n2, tech, kem, attr, rv)
-        if phase == 0:
-            best = _value(V, kem - 1, 0 if options[2] == 1 else c2, nf0, tech, n_pile - 1, r0, options)
-        else:
-            best = _value(V, kem, c2, nf0, tech, n_pile - 1, r0, options)
+        best = _decline_value(phase, kem, c2, nf0, tech, n_pile - 1, r0, V, options)
         for i in range(n_shared[phase]):
             p = battle_chance(tail, shared_i[phase, 1, i], kd, kc - shared_i[phase, 0, i])
             best = max(best, p * shared_f[phase, 0, i] + (1.0 - p) * shared_f[phase, 1, i])
