@@ -523,18 +523,10 @@ def _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr
 
 
 @njit(cache=True, nogil=True)
-def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options):
+def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options, ws):
     """The value of the start of the next turn, exactly over its card: victory, then the deck (a reshuffle makes
-    the discards the deck), then :func:`_backup`. ``play`` needs a free slot past ``n_play``."""
-    ws = _workspace(n_play + 1)
-    return _after_value_ws(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv,
-                           options, ws)
-
-
-@njit(cache=True, nogil=True)
-def _after_value_ws(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options,
-                    ws):
-    """:func:`_after_value` in the scratch ``ws`` of :func:`_workspace` (at least ``n_play + 1`` cards)."""
+    the discards the deck), then :func:`_backup_ws` in the scratch ``ws`` of :func:`_workspace` (at least
+    ``n_play + 1`` cards). ``play`` needs a free slot past ``n_play``."""
     if kem <= options[4]:
         return 0.0
     if kem >= options[5]:
@@ -579,8 +571,8 @@ def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_dis
     ws = _workspace(n_play + 1)
     invasion = phase == 0
     n2, d2 = after_decision(play, n_play, disc, n_disc, sets[0], 0, invasion and options[2] == 1, attr, a_play, a_disc)
-    best = _after_value_ws(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
-                           tail, attr, rv, options, ws)
+    best = _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
+                        tail, attr, rv, options, ws)
     chosen = -1
     for oi in range(min(top, n_cand)):
         ci = order[oi]
@@ -588,11 +580,11 @@ def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_dis
         n2, d2 = after_decision(play, n_play, disc, n_disc, sets[ci], lens[ci], True, attr, a_play, a_disc)
         score = 0.0
         if p > 0.0:
-            score += p * _after_value_ws(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
-                                         counts, V, tail, attr, rv, options, ws)
+            score += p * _after_value(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
+                                      counts, V, tail, attr, rv, options, ws)
         if p < 1.0:
-            score += (1.0 - p) * _after_value_ws(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc,
-                                                 d2, rep, counts, V, tail, attr, rv, options, ws)
+            score += (1.0 - p) * _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc,
+                                              d2, rep, counts, V, tail, attr, rv, options, ws)
         if score > best + 1e-12:
             best = score
             chosen = ci
