@@ -59,7 +59,13 @@ def measure(games: dict[str, int], seed: int = 2027, rulings: Iterable[str] = tu
     unknown = set(games) - set(DEFAULT_GAMES)
     if unknown:
         raise ValueError(f"win-rates plays {', '.join(DEFAULT_GAMES)}; not {', '.join(sorted(unknown))}")
-    rows = []
+    rows: list[dict[str, object]] = []
+
+    def add(r: dict[str, object]) -> None:
+        rows.append(r)
+        if on_row is not None:
+            on_row(r)
+
     most = max(games.values())
     keys = game_keys(np.random.default_rng(seed), most)
     for ruling in rulings:
@@ -70,15 +76,10 @@ def measure(games: dict[str, int], seed: int = 2027, rulings: Iterable[str] = tu
                 won, _ = play_clairvoyant(keys[:n], rules)
             else:
                 won, _ = play_keys(keys[:n], policy, rules)
-            r = row(ruling, policy, won, f"{NOTES[policy]}; {time.perf_counter() - t0:.0f} s")
-            rows.append(r)
-            if on_row is not None:
-                on_row(r)
+            add(row(ruling, policy, won, f"{NOTES[policy]}; {time.perf_counter() - t0:.0f} s"))
     if advisor_csv is not None:  # last: the most games done
         for r in advisor_rows(advisor_csv, rulings):
-            rows.append(r)
-            if on_row is not None:
-                on_row(r)
+            add(r)
     return rows
 
 
