@@ -47,8 +47,8 @@ class Clicks:
     ~55 ms once :func:`apps.server.freeze_imports` has moved the imported ones out of its sight, as ``dojo serve``
     does), and since :mod:`apps.collector` holds full collections back and runs them between clicks, as the server
     does, a click should have none ("clicks with a full collection inside"). The first click of each kind is printed
-    apart: a first-click cost (a plot built, a kernel dispatched for
-    the first time) shows there, not in the median of the rest."""
+    apart: a first-click cost (a plot built, a kernel dispatched for the first time) shows there, not in the median
+    of the rest."""
 
     def __init__(self, *kinds: str) -> None:
         self.times: dict[str, list[float]] = {k: [] for k in kinds}

@@ -20,6 +20,7 @@ import json
 import os
 import threading
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -57,12 +58,18 @@ def _kinds() -> dict[str, type]:
     }
 
 
-def live_objects() -> dict[str, int]:
-    """After a full collection, how many objects of each kind are alive, and the running threads."""
-    kinds = _kinds()
+def heap() -> list[Any]:
+    """After a full collection, every object the collector tracks (a walk of it is what the report costs)."""
     gc.collect()
+    return gc.get_objects()
+
+
+def live_objects(objects: list[Any] | None = None) -> dict[str, int]:
+    """After a full collection, how many objects of each kind are alive, and the running threads; ``objects``: a
+    :func:`heap` already taken."""
+    kinds = _kinds()
     counts = dict.fromkeys(kinds, 0)
-    for obj in gc.get_objects():
+    for obj in heap() if objects is None else objects:
         for name, kind in kinds.items():
             if isinstance(obj, kind):
                 counts[name] += 1
@@ -70,15 +77,16 @@ def live_objects() -> dict[str, int]:
     return counts
 
 
-def server_sessions() -> list[dict[str, Any]]:
-    """Every Bokeh server session alive in the heap and why Bokeh keeps it: its page's path, its connections, how
-    many callbacks block its expiry (one holds or waits for its document's lock), whether it was destroyed, and
-    seconds since its last connection went. Bokeh discards a session with no connection and no block once it has
-    been unused for its lifetime, so one alive long after its tab closed shows which of these held it."""
+def server_sessions(objects: list[Any] | None = None) -> list[dict[str, Any]]:
+    """Every Bokeh server session alive in the heap (or in ``objects``, a :func:`heap` already taken) and why Bokeh
+    keeps it: its page's path, its connections, how many callbacks block its expiry (one holds or waits for its
+    document's lock), whether it was destroyed, and seconds since its last connection went. Bokeh discards a
+    session with no connection and no block once it has been unused for its lifetime, so one alive long after its
+    tab closed shows which of these held it."""
     import bokeh.server.session
 
     found = []
-    for obj in gc.get_objects():
+    for obj in gc.get_objects() if objects is None else objects:
         if isinstance(obj, bokeh.server.session.ServerSession):
             try:
                 context = obj.document.session_context
@@ -99,14 +107,13 @@ def pending_tasks() -> dict[str, int]:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # called outside the server's loop: nothing of its to list
         return {}
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     for task in asyncio.all_tasks(loop):
         stack = task.get_stack()
         where = f"{stack[-1].f_code.co_filename}:{stack[-1].f_lineno}" if stack else "?"
         coro = task.get_coro()
-        key = f"{getattr(coro, '__qualname__', type(coro).__name__)} at {where}"
-        counts[key] = counts.get(key, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+        counts[f"{getattr(coro, '__qualname__', type(coro).__name__)} at {where}"] += 1
+    return dict(counts.most_common())  # most first, equals in the order first seen
 
 
 def open_sessions() -> int:
@@ -137,8 +144,10 @@ def report(snapshot: str | None = None, compare: str | None = None, objects: boo
     figures: dict[str, Any] = {"rss_mb": round(resident_mb(), 1), "open sessions": open_sessions(),
                                "tracing": tracemalloc.is_tracing()}
     if objects:
-        figures["objects"] = live_objects()
-        figures["server sessions"] = server_sessions()
+        objects_now = heap()  # one walk of the heap for both
+        figures["objects"] = live_objects(objects_now)
+        figures["server sessions"] = server_sessions(objects_now)
+        del objects_now
         figures["pending tasks"] = pending_tasks()
     if tracemalloc.is_tracing():
         figures["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1024 / 1024, 1)

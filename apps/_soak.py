@@ -37,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -132,9 +134,8 @@ def settle(url: str, process: psutil.Process, label: str, timeout: float = SESSI
     more than that many Bokeh server sessions are alive in the server (counted in its heap: Panel's session
     record, keyed by session id, has said a session ended that Bokeh still held: a likely way is a page built
     twice, the request's session discarded unused before the browser's websocket came and made a second of the
-    same id). ``tables``: then also wait (up to
-    :data:`TABLES_DROPPED` more) until no more than that many game sessions are alive, i.e. the closed tabs' idle
-    tables have been written out and dropped."""
+    same id). ``tables``: then also wait (up to :data:`TABLES_DROPPED` more) until no more than that many game
+    sessions are alive, i.e. the closed tabs' idle tables have been written out and dropped."""
     from apps.server import RELEASE_DELAY
 
     end = time.time() + timeout
@@ -203,17 +204,26 @@ def start_server(trace: int = 0, session_ms: int | None = None,
     return proc, url
 
 
+@contextmanager
+def served(trace: int = 0, session_ms: int | None = None) -> Iterator[tuple[psutil.Process, str]]:
+    """:func:`start_server`'s server (its pid printed) as (its process, its URL), terminated on the way out."""
+    proc, url = start_server(trace, session_ms=session_ms)
+    try:
+        print(f"server pid {proc.pid}", flush=True)
+        yield psutil.Process(proc.pid), url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
 def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = None,
          trace: int = 0) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
     slugs = list(games or BOARDS)
-    proc, url = start_server(trace)
     figures: dict[str, float] = {}
-    try:
-        server = psutil.Process(proc.pid)
+    with served(trace) as (server, url):
         figures["cold"] = mb(server)
-        print(f"server pid {proc.pid}", flush=True)
         print_report("cold", server_report(url))
         with sync_playwright() as p:
             browser = launch(p)
@@ -238,9 +248,6 @@ def soak(minutes: float, tabs: int, cycles: int = 1, games: list[str] | None = N
                 print_report(f"cycle {cycle}: after, their tables dropped",
                              server_report(url, **({"compare": "warm"} if trace else {})))
             browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     return figures
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import psutil
 
 from apps._browser import BOARD_READY, TABLE_PLAYS, TablePlay, launch, shown_table
-from apps._soak import SESSION_EXPIRY, mb, print_report, server_report, settle, start_server
+from apps._soak import SESSION_EXPIRY, mb, print_report, served, server_report, settle
 
 PAGE_KINDS = ("documents", "server sessions", "panel viewables", "bokeh models", "holoviews plots",
               "holoviews streams")
@@ -118,28 +118,25 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
     :data:`apps._browser.TABLE_PLAYS`, played for ``minutes``, then closed; the server's memory cold, warm (one
     table of each game played and closed first), during and after, and what the play saw. ``browser``: a
     Chromium already running (a test's), else one is launched. ``drop_tables``: the warm start and "after" are
-    read once the closed tables are idle and dropped (up to :data:`TABLES_DROPPED` s each); without it, with the
-    tables still held ("after" is then "after, tables held")."""
+    read once the closed tables are idle and dropped (up to :data:`apps._soak.TABLES_DROPPED` s each); without
+    it, with the tables still held ("after" is then "after, tables held")."""
     import contextlib
 
     from playwright.sync_api import sync_playwright
 
     plays = [TABLE_PLAYS[g] for g in (games or list(TABLE_PLAYS))]
     poll = 0.5 if session_ms else 5.0
-    proc, url = start_server(session_ms=session_ms)
     figures: dict[str, float] = {}
     run = TablesRun()
-    try:
-        server = psutil.Process(proc.pid)
+    with served(session_ms=session_ms) as (server, url):
         figures["cold"] = mb(server)
-        print(f"server pid {proc.pid}", flush=True)
         with contextlib.ExitStack() as stack:
             if browser is None:
                 browser = launch(stack.enter_context(sync_playwright()))
                 stack.callback(browser.close)
             warm = [open_table(browser, url, play) for play in plays]
             # The code of play in (imports, compiled paths, the worker threads' physics, caches every table shares).
-            # A round a call with no time given played no move at all: the first measured moves warmed the server.
+            # Rounds, not time: with no time given a call plays no round, and the first measured moves would warm it.
             play_tables(warm, 0, server, TablesRun(), rounds_at_least=warm_moves)
             for t in warm:
                 t.close()
@@ -169,9 +166,6 @@ def soak_tables(minutes: float, tables: int, games: list[str] | None = None, ses
             report = server_report(url)
             run.objects["after"] = report["objects"]
             print_report("after, the tables dropped", report)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     return figures, run
 
 

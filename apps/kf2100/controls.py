@@ -90,9 +90,9 @@ class DecisionPanel(pn.viewable.Viewer):
         self.board.sides.param.watch(redraw, ["held"])
 
     def _redraw(self) -> None:
-        content = self._content
-        objects = self._show(self.session.version, self.board.armed)
-        if self._content != content:  # unchanged (a bot's step while this page waits): nothing sent to the browser
+        shown_before = self._content
+        objects = self._show(self.session.version, self.board.armed)  # sets self._content to what it shows
+        if self._content != shown_before:  # unchanged (a bot's step while this page waits): nothing sent
             self._view.objects = objects
 
     def shown(self) -> views.Decisions:

@@ -253,6 +253,7 @@ class OddsPanel(pn.viewable.Viewer):
         pieces = [(v, list(dirs[i:i + MAP_PIECE_CELLS])) for v in GRID_SPEEDS
                   for i in range(0, len(dirs), MAP_PIECE_CELLS)]
         key = self._map_key()
+        battle = key[:2]  # the game's number and version, as _map_key begins: what the shared work keeps pieces of
         if self._rows[0] != key:
             self._rows = (key, [])
         rows = self._rows[1]
@@ -264,7 +265,7 @@ class OddsPanel(pn.viewable.Viewer):
             for k, (speed, part) in enumerate(pieces):
                 if k < len(rows):
                     continue  # mapped before a re-aim stopped the map
-                piece = await self.shared.get(key[:2], ("map", key, k), odds_grid, state,
+                piece = await self.shared.get(battle, ("map", key, k), odds_grid, state,
                                               flick.with_aim(part[0], speed), part, [speed], noise, GRID_SAMPLES, k, 1)
                 if self._rows[1] is not rows or len(rows) != k:
                     return  # another run took the map over meanwhile

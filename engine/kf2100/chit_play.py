@@ -45,13 +45,13 @@ def exchange_shape(state: Any, attacker: str, target: str) -> tuple[tuple[str, .
     """The rows and columns of ``combat_exchange(state, attacker, target)`` without solving its game (a game has
     some fifty exchanges): the attacker's chits that reach the target, the answer columns of the target's side
     (in :data:`ANSWER_ORDER`, so that one exchange is always written the same way)."""
-    c = state.combat
     f, g = state.figs[attacker], state.figs[target]
     rows = tuple(chit for chit in chits_of(state, f) if state.in_reach(f, chit, g.pos))
-    answers = [chit for x in c.members if (h := state.figs.get(x)) is not None and h.side != f.side and h.conscious
+    answers = [chit for x in state.combat.members
+               if (h := state.figs.get(x)) is not None and h.side != f.side and h.conscious
                for chit in chits_of(state, h)]
     found = {answer_column(a) for a in answers}
-    columns = tuple(c for c in ANSWER_ORDER if c in found) or ("none",)
+    columns = tuple(column for column in ANSWER_ORDER if column in found) or ("none",)
     return rows, columns
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -217,6 +217,14 @@ def _train_expert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _listed(option: str, what: str, text: str, allowed: Collection[str]) -> list[str]:
+    """The comma-separated names of ``text``, each one of ``allowed`` (else a ``ValueError`` naming ``option``)."""
+    names = [w.strip() for w in text.split(",")]
+    if not set(names) <= set(allowed):
+        raise ValueError(f"{option} takes {what} of {', '.join(allowed)}, not {text!r}")
+    return names
+
+
 def _win_rates(args: argparse.Namespace) -> int:
     from engine.kzin.win_rates import (
         COLUMNS,
@@ -239,18 +247,14 @@ def _win_rates(args: argparse.Namespace) -> int:
             raise ValueError(f"--games takes POLICY=N with a policy of {', '.join(DEFAULT_GAMES)} and N >= 2, "
                              f"not {item!r}")
         games[name] = int(n)
-    only = [w.strip() for w in args.only.split(",")] if args.only else None
-    if only is not None and not set(only) <= set(POLICY_ORDER):
-        raise ValueError(f"--only takes policies of {', '.join(POLICY_ORDER)}, not {args.only!r}")
+    only = _listed("--only", "policies", args.only, POLICY_ORDER) if args.only else None
     if only is not None and "advisor" in only and args.advisor_csv is None:
         raise ValueError("--only advisor reads the advisor's games: give --advisor-csv FILE")
     if args.seconds is not None and only is None:
         raise ValueError("--seconds bounds the rounds of --only: give the policies to play")
     if args.chunk < 1:
         raise ValueError(f"--chunk takes a count of at least 1, not {args.chunk}")
-    rulings = [w.strip() for w in args.rulings.split(",")] if args.rulings else list(RULINGS)
-    if not set(rulings) <= set(RULINGS):
-        raise ValueError(f"--rulings takes rulings of {', '.join(RULINGS)}, not {args.rulings!r}")
+    rulings = _listed("--rulings", "rulings", args.rulings, RULINGS) if args.rulings else list(RULINGS)
     if args.rulings and only is None:
         raise ValueError("--rulings picks the rulings of --only's rounds: give the policies to play")
     out = args.out or data_path()

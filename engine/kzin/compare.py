@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -60,12 +61,19 @@ def advisor_results(keys: np.ndarray, path: Path, rules: KzinRules | None = None
             done[key] = (won, turn)
             w.writerow([key, int(won), turn])
             f.flush()
+    played = done_prefix(keys, done)
+    return (np.array([p[0] for p in played], dtype=np.bool_), np.array([p[1] for p in played], dtype=np.int32))
+
+
+def done_prefix(keys: Iterable[int], done: Mapping[int, tuple[bool, int]]) -> list[tuple[bool, int]]:
+    """The results of the first keys of ``keys`` that are in ``done``, in order, up to the first key not played: a
+    resumable run's games so far (a run stopped by time leaves the rest of the list unplayed)."""
     played = []
     for key in (int(k) for k in keys):
         if key not in done:
             break
         played.append(done[key])
-    return (np.array([p[0] for p in played], dtype=np.bool_), np.array([p[1] for p in played], dtype=np.int32))
+    return played
 
 
 def advisor_path(ruling: str = "default", data: Path | None = None) -> Path:
@@ -76,7 +84,13 @@ def advisor_path(ruling: str = "default", data: Path | None = None) -> Path:
     if ruling not in RULINGS:
         raise ValueError(f"unknown ruling {ruling!r}; choose from {', '.join(RULINGS)}")
     data = data if data is not None else Path(__file__).with_name("data")
-    return data / ("advisor_games.csv" if ruling == "default" else f"advisor_games_{ruling}.csv")
+    return ruling_file(data / "advisor_games.csv", ruling)
+
+
+def ruling_file(default_csv: Path, ruling: str) -> Path:
+    """The games file of ``ruling`` beside ``default_csv``, the default rulings' own: ``default_csv`` itself for the
+    default rulings, else its sibling ``<stem>_<ruling>.csv``."""
+    return default_csv if ruling == "default" else default_csv.with_name(f"{default_csv.stem}_{ruling}.csv")
 
 
 def advisor_rulings(games: int, rulings: list[str], seconds: float | None = None, data: Path | None = None,

@@ -373,15 +373,20 @@ def _candidates_ws(phase, kem, tech, play, n_play, attr, rv, sets, lens, hcs, hd
 
 
 @njit(cache=True, nogil=True)
+def _decline_value(phase, kem, c2, nf, tech, n_pile, r, V, options):
+    """The value of declining the battle of ``phase`` with the cards in play ``(r, nf, c2)`` of :func:`_reserve`: an
+    invasion moves the marker toward Earth (Conquest stays unless the ruling discards it)."""
+    if phase == 0:
+        return _value(V, kem - 1, 0 if options[2] == 1 else c2, nf, tech, n_pile, r, options)
+    return _value(V, kem, c2, nf, tech, n_pile, r, options)
+
+
+@njit(cache=True, nogil=True)
 def _scores(phase, kem, tech, kc, kd, play, n_play, n_pile, V, tail, attr, rv, options, n_cand, hcs, hds, spents,
             fus, probs, scores):
     """The battle odds and the score ``p V(win) + (1 - p) V(loss)`` of each candidate; returns the decline's score."""
     r0, nf0, c2 = _reserve(play, n_play, tech, kem, attr, rv)
-    # Decline: an invasion moves the marker toward Earth (Conquest stays unless the ruling discards it).
-    if phase == 0:
-        decline = _value(V, kem - 1, 0 if options[2] == 1 else c2, nf0, tech, n_pile, r0, options)
-    else:
-        decline = _value(V, kem, c2, nf0, tech, n_pile, r0, options)
+    decline = _decline_value(phase, kem, c2, nf0, tech, n_pile, r0, V, options)
     for i in range(n_cand):
         p = battle_chance(tail, hds[i], kd, kc - hcs[i])
         nf, r = nf0 - fus[i], r0 - spents[i]
@@ -509,10 +514,7 @@ def _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr
                 shared_f[phase, 0, i], shared_f[phase, 1, i] = _value_pair(
                     V, kem if phase == 0 else kem + 1, kem - 1 if phase == 0 else kem, nf, tech, n_pile - 1, r, options)
         r0, nf0, c2 = _reserve(play, n2, tech, kem, attr, rv)
-        if phase == 0:
-            best = _value(V, kem - 1, 0 if options[2] == 1 else c2, nf0, tech, n_pile - 1, r0, options)
-        else:
-            best = _value(V, kem, c2, nf0, tech, n_pile - 1, r0, options)
+        best = _decline_value(phase, kem, c2, nf0, tech, n_pile - 1, r0, V, options)
         for i in range(n_shared[phase]):
             p = battle_chance(tail, shared_i[phase, 1, i], kd, kc - shared_i[phase, 0, i])
             best = max(best, p * shared_f[phase, 0, i] + (1.0 - p) * shared_f[phase, 1, i])
@@ -521,18 +523,10 @@ def _backup_ws(kem, tech, play, n_play, pile, n_pile, rep, counts, V, tail, attr
 
 
 @njit(cache=True, nogil=True)
-def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options):
+def _after_value(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options, ws):
     """The value of the start of the next turn, exactly over its card: victory, then the deck (a reshuffle makes
-    the discards the deck), then :func:`_backup`. ``play`` needs a free slot past ``n_play``."""
-    ws = _workspace(n_play + 1)
-    return _after_value_ws(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv,
-                           options, ws)
-
-
-@njit(cache=True, nogil=True)
-def _after_value_ws(kem, tech, play, n_play, pile, n_pile, disc, n_disc, rep, counts, V, tail, attr, rv, options,
-                    ws):
-    """:func:`_after_value` in the scratch ``ws`` of :func:`_workspace` (at least ``n_play + 1`` cards)."""
+    the discards the deck), then :func:`_backup_ws` in the scratch ``ws`` of :func:`_workspace` (at least
+    ``n_play + 1`` cards). ``play`` needs a free slot past ``n_play``."""
     if kem <= options[4]:
         return 0.0
     if kem >= options[5]:
@@ -577,8 +571,8 @@ def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_dis
     ws = _workspace(n_play + 1)
     invasion = phase == 0
     n2, d2 = after_decision(play, n_play, disc, n_disc, sets[0], 0, invasion and options[2] == 1, attr, a_play, a_disc)
-    best = _after_value_ws(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
-                           tail, attr, rv, options, ws)
+    best = _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc, d2, rep, counts, V,
+                        tail, attr, rv, options, ws)
     chosen = -1
     for oi in range(min(top, n_cand)):
         ci = order[oi]
@@ -586,11 +580,11 @@ def _lookahead(phase, kem, tech, kc, kd, play, n_play, pile, n_pile, disc, n_dis
         n2, d2 = after_decision(play, n_play, disc, n_disc, sets[ci], lens[ci], True, attr, a_play, a_disc)
         score = 0.0
         if p > 0.0:
-            score += p * _after_value_ws(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
-                                         counts, V, tail, attr, rv, options, ws)
+            score += p * _after_value(kem if invasion else kem + 1, tech, a_play, n2, pile, n_pile, a_disc, d2, rep,
+                                      counts, V, tail, attr, rv, options, ws)
         if p < 1.0:
-            score += (1.0 - p) * _after_value_ws(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc,
-                                                 d2, rep, counts, V, tail, attr, rv, options, ws)
+            score += (1.0 - p) * _after_value(kem - 1 if invasion else kem, tech, a_play, n2, pile, n_pile, a_disc,
+                                              d2, rep, counts, V, tail, attr, rv, options, ws)
         if score > best + 1e-12:
             best = score
             chosen = ci

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from engine.core import wilson_interval
-from engine.kzin.compare import COMPARE_SEED, compare_keys, read_results
-from engine.kzin.expert import RULINGS, game_keys, play_keys
+from engine.kzin.compare import COMPARE_SEED, compare_keys, done_prefix, read_results, ruling_file
+from engine.kzin.expert import KERNEL_POLICIES, RULINGS, game_keys, play_keys
 from engine.kzin.rules import make_rules
 
 COLUMNS = ("ruling", "policy", "games", "wins", "rate", "low", "high", "note")
@@ -51,14 +51,21 @@ def row(ruling: str, policy: str, won: np.ndarray, note: str) -> dict[str, objec
 def measure(games: dict[str, int], seed: int = 2027, rulings: Iterable[str] = tuple(RULINGS),
             advisor_csv: Path | None = None, on_row: Callable[[dict[str, object]], None] | None = None
             ) -> list[dict[str, object]]:
-    """Every (ruling, policy) row: ``games`` per policy (as ``DEFAULT_GAMES``); the advisor's from ``advisor_csv``
-    (the default ruling's paired games, keys of :data:`COMPARE_SEED`) when given."""
+    """Every (ruling, policy) row: ``games`` per policy (as ``DEFAULT_GAMES``); the advisor's, when ``advisor_csv``
+    is given, from it (the default rulings' paired games, keys of :data:`COMPARE_SEED`) and its siblings
+    (:func:`advisor_rows`)."""
     from engine.kzin.clairvoyant import play_clairvoyant
 
     unknown = set(games) - set(DEFAULT_GAMES)
     if unknown:
         raise ValueError(f"win-rates plays {', '.join(DEFAULT_GAMES)}; not {', '.join(sorted(unknown))}")
-    rows = []
+    rows: list[dict[str, object]] = []
+
+    def add(r: dict[str, object]) -> None:
+        rows.append(r)
+        if on_row is not None:
+            on_row(r)
+
     most = max(games.values())
     keys = game_keys(np.random.default_rng(seed), most)
     for ruling in rulings:
@@ -69,22 +76,11 @@ def measure(games: dict[str, int], seed: int = 2027, rulings: Iterable[str] = tu
                 won, _ = play_clairvoyant(keys[:n], rules)
             else:
                 won, _ = play_keys(keys[:n], policy, rules)
-            r = row(ruling, policy, won, f"{NOTES[policy]}; {time.perf_counter() - t0:.0f} s")
-            rows.append(r)
-            if on_row is not None:
-                on_row(r)
+            add(row(ruling, policy, won, f"{NOTES[policy]}; {time.perf_counter() - t0:.0f} s"))
     if advisor_csv is not None:  # last: the most games done
         for r in advisor_rows(advisor_csv, rulings):
-            rows.append(r)
-            if on_row is not None:
-                on_row(r)
+            add(r)
     return rows
-
-
-def advisor_file(advisor_csv: Path, ruling: str) -> Path:
-    """The advisor's games under ``ruling``: ``advisor_csv`` itself for the default rulings, else its sibling
-    ``<stem>_<ruling>.csv`` (as :func:`engine.kzin.compare.advisor_path` names them)."""
-    return advisor_csv if ruling == "default" else advisor_csv.with_name(f"{advisor_csv.stem}_{ruling}.csv")
 
 
 def advisor_rows(advisor_csv: Path, rulings: Iterable[str] = tuple(RULINGS)) -> list[dict[str, object]]:
@@ -92,13 +88,8 @@ def advisor_rows(advisor_csv: Path, rulings: Iterable[str] = tuple(RULINGS)) -> 
     are done, in order."""
     rows = []
     for ruling in rulings:
-        path = advisor_file(advisor_csv, ruling)
-        done = read_results(path)
-        adv = []
-        for k in compare_keys(len(done), COMPARE_SEED):
-            if int(k) not in done:
-                break
-            adv.append(done[int(k)][0])
+        done = read_results(ruling_file(advisor_csv, ruling))
+        adv = [won for won, _ in done_prefix(compare_keys(len(done), COMPARE_SEED), done)]
         if len(adv) >= 2:
             rows.append(row(ruling, "advisor", np.array(adv, dtype=bool), f"{NOTES['advisor']}; plain engine, "
                             f"keys of seed {COMPARE_SEED}"))
@@ -114,8 +105,8 @@ def measure_in_rounds(policy: str, games: int, seed: int = 2027, rulings: Iterab
     The keys are the first of ``seed``'s list, as :func:`measure` plays them (a longer list extends a shorter), so
     the rows are those :func:`measure` gives for the same count. ``on_row`` sees each ruling's row after every round.
     """
-    if policy not in ("all-in", "threshold", "expert-table", "expert"):
-        raise ValueError(f"rounds play a kernel policy (all-in, threshold, expert-table, expert), not {policy!r}")
+    if policy not in KERNEL_POLICIES:
+        raise ValueError(f"rounds play a kernel policy ({', '.join(KERNEL_POLICIES)}), not {policy!r}")
     if chunk < 1 or games < 2:
         raise ValueError("rounds need a chunk of at least 1 game and at least 2 games")
     rulings = list(rulings)

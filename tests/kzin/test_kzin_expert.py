@@ -218,20 +218,27 @@ def test_dojo_kzin_win_rates_writes_every_ruling_and_policy(tmp_path, capsys):
     assert "POLICY=N" in capsys.readouterr().err
 
 
+def each_rulings_table():
+    """(ruling, its shipped value table, its rule vector) for every ruling: what the kernel's values are read with."""
+    from engine.kzin.fast import rule_vector
+
+    for ruling, options in expert.RULINGS.items():
+        rules = make_rules(**options)
+        yield ruling, expert.load_values(rules), rule_vector(rules)
+
+
 def test_the_shared_backup_is_the_backup_card_by_card():
     # The lookahead's one-card backup values a Kzin Fleet's or a Conquest card's decision from candidates found once
     # a phase: it must equal, to the last bit, the backup that values every kind's decision on its own.
     from engine.kzin.cards import FULL_DECK, NUM_KINDS
-    from engine.kzin.fast import rule_vector, tail_table
+    from engine.kzin.fast import tail_table
     from engine.kzin.kernel import A_TYPE, T_K, T_R, kzin_force
 
     rng = np.random.default_rng(5)
     tail = tail_table()
     deck = [k for k in range(NUM_KINDS) for _ in range(FULL_DECK[k])]
     checked = 0
-    for ruling in expert.RULINGS:
-        rules = make_rules(**expert.RULINGS[ruling])
-        V, options = expert.load_values(rules), rule_vector(rules)
+    for ruling, V, options in each_rulings_table():
         for _ in range(40):
             cards = rng.permutation(deck)
             n_in = int(rng.integers(0, 12))
@@ -316,12 +323,8 @@ def test_win_rates_only_replays_some_policies_and_reads_every_rulings_advisor(tm
 
 
 def test_the_value_pair_is_two_values():
-    from engine.kzin.fast import rule_vector
-
     rng = np.random.default_rng(9)
-    for ruling in expert.RULINGS:
-        rules = make_rules(**expert.RULINGS[ruling])
-        V, options = expert.load_values(rules), rule_vector(rules)
+    for _ruling, V, options in each_rulings_table():
         for _ in range(300):
             kem = int(rng.integers(options[4], options[5] + 2))
             nf, tech, n_pile = (int(rng.integers(-1, 7)), int(rng.integers(0, 6)), int(rng.integers(0, 96)))
