@@ -93,8 +93,15 @@ class Advisor(pn.viewable.Viewer):
                             visible=self.param.thinking.rx.pipe(bool), name="advisor-busy")
         self._failed = pn.pane.HTML(self.param.error.rx.pipe(views.html.escape), styles=FAILED,
                                     visible=self.param.error.rx.pipe(bool), name="advisor-failed")
-        self._shown = pn.panel(pn.bind(self._show, self.param.advice, s.param.version, s.param.predict,
-                                       s.param.guess), sizing_mode="stretch_width")
+        # The advice as shown: a text and the options' table, each made once and bound (a new pane per advice made
+        # Panel build and send new models, and lay the page out again, at every move of every page at a table).
+        deps = (self.param.advice, s.param.version, s.param.predict, s.param.guess)
+        self._said = pn.pane.HTML(pn.bind(lambda *d: self._show(*d)[0], *deps), sizing_mode="stretch_width",
+                                  name="advice")
+        self._options = pn.pane.DataFrame(pn.bind(lambda *d: self._show(*d)[1], *deps), index=False,
+                                          sizing_mode="stretch_width", stylesheets=[LEFT_TABLE],
+                                          visible=pn.bind(lambda *d: self._show(*d)[1] is not None, *deps))
+        self._shown = pn.Column(self._said, self._options, sizing_mode="stretch_width")
 
     def ready(self, advice: tuple[int, Advice] | None, version: int) -> Advice | None:
         """The advice for the game at ``version``, once it has been worked out."""
@@ -166,20 +173,19 @@ class Advisor(pn.viewable.Viewer):
         return
         yield  # an async generator that shows nothing itself
 
-    def _show(self, advice: tuple[int, Advice] | None, version: int, predict: bool, guess: float | None) -> Any:
+    def _show(self, advice: tuple[int, Advice] | None, version: int, predict: bool, guess: float | None
+              ) -> tuple[str, Any]:
+        """What the advice part says (HTML) and the table of its options (None: no table now)."""
         s = self.session
         if s.decision() is None:
-            return pn.pane.HTML("<p>No decision to advise on.</p>")
+            return "<p>No decision to advise on.</p>", None
         a = self.ready(advice, version)
         if a is None:
-            return pn.pane.HTML("")
+            return "", None
         if predict and guess is None:  # its table gives every option's battle chance: predict first
-            return pn.pane.HTML("<p>Predict, then see: the advisor's odds appear once you have typed your estimate "
-                                "of the battle you choose.</p>")
-        said = views.advice_html(a) + views.margin_html(a)
-        return pn.Column(pn.pane.HTML(said, sizing_mode="stretch_width"),
-                         pn.pane.DataFrame(views.advice_frame(a), index=False, sizing_mode="stretch_width",
-                                           stylesheets=[LEFT_TABLE]), sizing_mode="stretch_width")
+            return ("<p>Predict, then see: the advisor's odds appear once you have typed your estimate of the battle "
+                    "you choose.</p>", None)
+        return views.advice_html(a) + views.margin_html(a), views.advice_frame(a)
 
     def __panel__(self) -> pn.viewable.Viewable:
         return pn.Column(self.choice, self._work, self._busy, self._failed, self._shown,

@@ -422,16 +422,15 @@ def test_predict_then_see_hides_the_advisor_too_until_the_guess():
     page = light()
     s = page.session
     to_battle(page, "liberation")
-    shown = page.advisor._shown
-    assert "Recommended" in page.advisor._show(page.advisor.advice, s.version, False, None)[0].object
+    said, options = page.advisor._said, page.advisor._options
+    assert "Recommended" in said.object and options.visible and len(options.object) >= 2
     s.predict = True
-    hidden = page.advisor._show(page.advisor.advice, s.version, True, None)
-    assert "Predict, then see" in hidden.object
+    assert "Predict, then see" in said.object and not options.visible
     fleet = next(v for v in s.table() if v.selectable and v.type == "H")
     page.tiles.click(fleet.kind, fleet.copy)
     s.guess = 0.3
-    assert isinstance(page.advisor._show(page.advisor.advice, s.version, True, 0.3), pn.Column)
-    assert shown is page.advisor._shown
+    assert "Recommended" in said.object and options.visible
+    assert said is page.advisor._said and options is page.advisor._options
 
 
 def test_the_expert_is_offered_beside_the_rollout_advisor_and_following_it_plays_its_choice():
@@ -473,12 +472,12 @@ def test_the_expert_is_offered_beside_the_rollout_advisor_and_following_it_plays
 
 
 def test_the_background_work_changes_texts_not_models():
-    """The advisor's and the running odds' work show themselves through panes made once: a move changes their
+    """The advisor's and the running odds' work, and the advice, show through panes made once: a move changes their
     texts and visibility, and no Bokeh model is made or dropped for them (a new pane per step of the work made
     Panel build new models and lay every page at a table out again, ahead of the move itself; issue 12)."""
     page = light()
     s = page.session
-    work = pn.Column(page.advisor._work, page.running).get_root(Document())
+    work = pn.Column(page.advisor._work, page.advisor._shown, page.running).get_root(Document())
 
     def shown() -> set[str]:  # the models that show something (a stylesheet Panel adds is not one)
         return {m.id for m in work.references() if not isinstance(m, (ImportedStyleSheet, InlineStyleSheet))}
