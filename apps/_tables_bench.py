@@ -225,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         flicks = sum(flick for _d, flick in timed)
         pages = "light pages" if args.light and game == "kzin" else "pages as served"
         where = "on the player's own page (no other browser)" if args.alone else "in another browser"
-        first = f"; {flicks} of them a flick's animation starting, the rest a new status" if flicks else ""
+        first = (f"; {flicks} of them a flick's animation starting" + (", the rest a new status" if flicks < len(delays)
+                 else "")) if flicks else ""
         print(f"{game}: click in one browser to the first change {where}, {pages}, over {len(delays)} clicks "
               f"(the browser's clock, click received to first frame showing it{first}): "
               f"median {1000 * statistics.median(delays):.0f} ms, worst {1000 * delays[-1]:.0f} ms "
