@@ -91,6 +91,16 @@ SHOWN = ("([pattern, before]) => { const text = (" + PAGE_TEXT + ")();\n"
 """JS: the first text of the page that matches ``pattern`` if it is not ``before`` (else null); a pattern with
 groups gives its groups joined by " | " (two parts of the page with what lies between them left out)."""
 
+FIRST_CHANGE = ("([pattern, before]) => { const shown = (" + SHOWN + ")([pattern, before]);\n"
+                "  if (shown !== null) return [shown, performance.timeOrigin + performance.now()];\n"
+                "  return (STARTED) ? [null, performance.timeOrigin + performance.now()] : null; }")
+"""JS for :meth:`TablePlay.first_change`: [the status shown or null, the browser's clock in ms] at the first
+frame where the status is not ``before`` or ``STARTED`` (replaced by a play's ``started``) holds."""
+CLICK_CLOCK = """window.addEventListener('click', () => {
+  window.dojoClickAt = performance.timeOrigin + performance.now(); }, true);"""
+"""An init script: every click in the page keeps the browser's clock (ms) at the moment the page received it, in
+``window.dojoClickAt`` (before any handler of the page runs: a listener of the window, in the capture phase)."""
+
 FIGURE_POINT = """([name, x, y]) => {
   const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
   const r = v.canvas.events_el.getBoundingClientRect();
@@ -121,6 +131,20 @@ class TablePlay:
     prepare: Callable[[Any], None] | None = None
     """Done once by the maker's browser before its first move (the move does it too, if it was not): the
     benchmark calls it so that its first timed click is a move like the others."""
+    started: str = ""
+    """A JavaScript expression, true in a page once it shows a move that its status does not show yet (the Zoo's
+    flick playing out: its status changes when the flick has stopped); '' when the status is the first change."""
+    before_move: str = ""
+    """JavaScript run in a page before a move is made, that ``started`` compares with ('' for none)."""
+
+    def first_change(self, page: Any, before: str, timeout: float = 30.0) -> tuple[str | None, float]:
+        """Wait, checking in the page on every animation frame, for the first change it shows after a move: a
+        status other than ``before``, or what ``started`` says (then the status is None). With the browser's
+        clock (``performance.timeOrigin + performance.now()``, ms) at the first frame that shows it."""
+        handle = page.wait_for_function(FIRST_CHANGE.replace("STARTED", self.started or "false"),
+                                        arg=[self.status, before], polling="raf", timeout=timeout * 1000)
+        shown, at = handle.json_value()
+        return shown, float(at)
 
     def shown(self, page: Any) -> str:
         """The status this page shows now ('' before it is drawn)."""
@@ -224,6 +248,10 @@ table, and whose turn it is). Every page shows it once its own arena has played 
 ZOO_PLACES = ((150.0, 150.0), (75.0, 75.0), (225.0, 225.0), (75.0, 225.0), (225.0, 75.0), (150.0, 60.0))
 """Where a die knocked out is placed (arena millimetres), tried in turn until one is free."""
 ZOO_STARTS = re.compile(r"^P\d \(\w+\) starts$")
+ZOO_FLICK_STARTED = ("window.dojoZooRun !== undefined && window.dojoZooRun !== window.dojoRunBefore && "
+                     "window.dojoZooRun.start !== null")
+"""The Zoo's page has drawn the first frame of a flick's animation begun since the move (``dojoZooRun`` is the
+animation running, set by ``apps.zoo.arena_js.ANIMATE_JS``, its ``start`` the time of its first frame)."""
 
 
 def zoo_move(page: Any, timeout: float = 30.0) -> str:
@@ -269,7 +297,9 @@ TABLE_PLAYS: dict[str, TablePlay] = {
                       r"Turn \d+ · Expansion Marker on space \d+|Game over: the \w+ won on turn \d+\."),
     # The maker takes both seats (hot-seat, with the hand-over screen); the second browser watches.
     "kf2100": TablePlay("kf2100", "board", kf2100_move, KF2100_STATUS, prepare=take_every_seat),
-    # The maker takes every team's seat; the second browser watches every flick play out on its own arena.
-    "zoo": TablePlay("zoo", "arena", zoo_move, ZOO_STATUS, prepare=take_every_seat),
+    # The maker takes every team's seat; the second browser watches every flick play out on its own arena: the
+    # first sign of a flick there is its animation's first frame (``apps.zoo.arena_js``), its status comes after.
+    "zoo": TablePlay("zoo", "arena", zoo_move, ZOO_STATUS, prepare=take_every_seat, started=ZOO_FLICK_STARTED,
+                     before_move="window.dojoRunBefore = window.dojoZooRun || null;"),
 }
 """The games at tables, as the load test and the delay benchmark play them."""

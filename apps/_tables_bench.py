@@ -7,9 +7,10 @@ delay is measured in real Chromium against a server in this process serving the 
 does: one browser context makes the table and moves (:data:`apps._browser.TABLE_PLAYS`: for Man-Kzin Wars the
 decision that needs no card, or New game once the game is over; for Kung Fu 2100 a decision button of the side
 to act, the maker holding both seats; for Kung-Fu Zoo a flick committed, the maker holding both teams), another
-is at the table, and the time runs from the click until the other page shows the new status (polled in that page
-on every frame). The Zoo's status waits, on every page, until that page's arena has played the flick out, so
-its delay includes the flick's animation.
+is at the table, and the time runs, on the browser's clock, from the moment the player's page receives the click
+until the first animation frame of the other page that shows the move: its new status, or for a Zoo flick the
+first frame of the flick playing out on that page's arena (its status changes only once the flick has stopped,
+so timing the status would time the animation).
 
 ``--shared-work`` measures instead the CPU a Zoo table's pages spend on the odds and the heat map of one aim,
 with 1 to 4 pages, worked out once for the table (as served) or by each page (as before).
@@ -133,18 +134,22 @@ def light_kzin_pages() -> Callable[[], Any]:
     return page
 
 
-def click_delays(game: str, clicks: int, light: bool = False, alone: bool = False) -> list[float]:
-    """Seconds from a click in the player's browser to the change on another browser's page at the same table,
-    one per click, for ``game`` (an entry of :data:`apps._browser.TABLE_PLAYS`). ``light``: Man-Kzin Wars pages
-    with few rollouts, to see what their background work costs; ``alone``: no other browser, the delay to the
-    change on the player's own page (the baseline of one page).
+def click_delays(game: str, clicks: int, light: bool = False, alone: bool = False) -> list[tuple[float, bool]]:
+    """Seconds from a click in the player's browser to the first change on another browser's page at the same
+    table, with whether that change was a flick starting to play out (else the new status), one per click, for
+    ``game`` (an entry of :data:`apps._browser.TABLE_PLAYS`). ``light``: Man-Kzin Wars pages with few rollouts, to
+    see what their background work costs; ``alone``: no other browser, the delay to the change on the player's own
+    page (the baseline of one page).
 
-    The server runs in this process and serves the game's page as ``dojo serve`` does; the time runs from the
-    click until the other page shows the new status (polled in that page on every frame)."""
+    The server runs in this process and serves the game's page as ``dojo serve`` does. Both ends are read from
+    the browser's clock: the click when the player's page receives it (:data:`apps._browser.CLICK_CLOCK`), the
+    change at the first animation frame of the other page that shows it (:meth:`~apps._browser.TablePlay.
+    first_change`), so neither Playwright's own round trips (finding the button, its checks before clicking) nor
+    its polling from Python is in the figure."""
     import panel as pn
     from playwright.sync_api import sync_playwright
 
-    from apps._browser import BOARD_READY, TABLE_PLAYS, launch
+    from apps._browser import BOARD_READY, CLICK_CLOCK, TABLE_PLAYS, launch
     from apps.server import routes
 
     play = TABLE_PLAYS[game]
@@ -155,7 +160,9 @@ def click_delays(game: str, clicks: int, light: bool = False, alone: bool = Fals
     delays = []
     with sync_playwright() as p:
         browser = launch(p)
-        player = browser.new_context().new_page()
+        player_context = browser.new_context()
+        player_context.add_init_script(CLICK_CLOCK)
+        player = player_context.new_page()
         player.goto(url, timeout=120_000)
         player.wait_for_function(BOARD_READY, arg=play.board, timeout=120_000)
         player.wait_for_url(f"**/{game}?table=*", timeout=60_000)
@@ -170,10 +177,15 @@ def click_delays(game: str, clicks: int, light: bool = False, alone: bool = Fals
         play.wait_status(other, status)
         for _ in range(clicks):
             player.wait_for_timeout(300)  # the pages settle (their advisor starts) between clicks
-            start = time.perf_counter()
+            if play.before_move:
+                other.evaluate(play.before_move)
+            player.evaluate("window.dojoClickAt = null")
             play.move(player)
-            play.wait_change(other, status, settle=0)  # the first change the other browser shows
-            delays.append(time.perf_counter() - start)
+            shown, seen_at = play.first_change(other, status)  # the first change the other browser shows
+            clicked_at = player.evaluate("window.dojoClickAt")
+            if clicked_at is None:
+                raise RuntimeError(f"{game}: the move's click never reached the player's page")
+            delays.append(((seen_at - float(clicked_at)) / 1000, shown is None))
             status = play.wait_change(other, status)  # then the status it settles at (``first`` may be half drawn)
             play.wait_status(player, status)  # both pages at the new status before the next click
         browser.close()
@@ -208,10 +220,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{game}: {memory['bytes per table'] / 1024:.0f} KB per table in memory (over {args.tables} tables), "
               f"{memory['file bytes per table'] / 1024:.1f} KB per table file", flush=True)
     for game in games:
-        delays = sorted(click_delays(game, args.clicks, args.light, args.alone))
+        timed = click_delays(game, args.clicks, args.light, args.alone)
+        delays = sorted(d for d, _flick in timed)
+        flicks = sum(flick for _d, flick in timed)
         pages = "light pages" if args.light and game == "kzin" else "pages as served"
         where = "on the player's own page (no other browser)" if args.alone else "in another browser"
-        print(f"{game}: click in one browser to the change {where}, {pages}, over {len(delays)} clicks: "
+        first = (f"; {flicks} of them a flick's animation starting" + (", the rest a new status" if flicks < len(delays)
+                 else "")) if flicks else ""
+        print(f"{game}: click in one browser to the first change {where}, {pages}, over {len(delays)} clicks "
+              f"(the browser's clock, click received to first frame showing it{first}): "
               f"median {1000 * statistics.median(delays):.0f} ms, worst {1000 * delays[-1]:.0f} ms "
               f"(best {1000 * delays[0]:.0f} ms)", flush=True)
     return 0

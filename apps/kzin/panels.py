@@ -5,6 +5,12 @@ page's event loop (or the notebook kernel's), starts the first once the page is 
 cancels the run a newer version supersedes, and cancels it when the tab closes. The rollouts themselves run
 in ``asyncio.to_thread`` over a snapshot taken on the loop, and the results come back to the loop before any
 parameter changes, so no thread writes to a page.
+
+A move's redraw of every page at a table goes out before this work starts (:func:`after_redraws`), and the work
+shows itself through panes made once and bound to its parameters (a spinner's text, a progress bar): a
+generator that yielded a new pane at every step made Panel build and send new models and lay the page out
+again, on the server and in every browser, ahead of the move itself (measured: the other browser's status
+waited up to 1.4 s behind the advisor's spinner and the running odds at a table on a loaded machine).
 """
 
 from __future__ import annotations
@@ -24,6 +30,17 @@ from engine.kzin.session import KzinSession, estimate_turn
 
 LEFT_TABLE = ":host table td, :host table th { text-align: left !important; }"
 MUTED = {"color": "#6b7280", "font-size": "12px"}
+FAILED = {"color": "#b91c1c"}
+REDRAWS_FIRST_S = 0.02
+"""Seconds the background work of a move waits on the event loop before it starts (see :func:`after_redraws`)."""
+
+
+async def after_redraws() -> None:
+    """Let what a move queued on the server's event loop run before its background work: the redraw of every
+    page at the table (Panel schedules each other page's update onto that page's next tick) and its message to
+    the browser. The work's first step is queued by the same move, ahead of those redraws; a timer puts it back
+    behind them, and behind the steps they queue in turn, however long they hold the loop."""
+    await asyncio.sleep(REDRAWS_FIRST_S)
 
 
 class Advisor(pn.viewable.Viewer):
@@ -39,6 +56,7 @@ class Advisor(pn.viewable.Viewer):
     sure_of = param.Integer(default=-1, doc="The version whose advice is played on until the best is separated.")
     may_act = param.Callable(default=None, doc="Called before the advice is followed: False refuses the click "
                              "(a table's watcher); None on a page of one's own.")
+    thinking = param.String(default="", doc="What the advisor is doing in the background ('' when it is not).")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -68,8 +86,22 @@ class Advisor(pn.viewable.Viewer):
         # before then is made outside the document lock, where Panel cannot yet send it, and is lost.
         self._work = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of,
                                       s.param.advisor), defer_load=True, sizing_mode="stretch_width")
-        self._shown = pn.panel(pn.bind(self._show, self.param.advice, s.param.version, s.param.predict,
-                                       s.param.guess), sizing_mode="stretch_width")
+        # What the work shows, made once: a step of the work changes a text or a visibility, never a whole pane.
+        self._busy = pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6)),
+                            pn.pane.HTML(self.param.thinking.rx.pipe(
+                                lambda doing: f"<p>The advisor is {doing} in the background…</p>")),
+                            visible=self.param.thinking.rx.pipe(bool), name="advisor-busy")
+        self._failed = pn.pane.HTML(self.param.error.rx.pipe(views.html.escape), styles=FAILED,
+                                    visible=self.param.error.rx.pipe(bool), name="advisor-failed")
+        # The advice as shown: a text and the options' table, each made once and bound (a new pane per advice made
+        # Panel build and send new models, and lay the page out again, at every move of every page at a table).
+        deps = (self.param.advice, s.param.version, s.param.predict, s.param.guess)
+        self._said = pn.pane.HTML(pn.bind(lambda *d: self._show(*d)[0], *deps), sizing_mode="stretch_width",
+                                  name="advice")
+        self._options = pn.pane.DataFrame(pn.bind(lambda *d: self._show(*d)[1], *deps), index=False,
+                                          sizing_mode="stretch_width", stylesheets=[LEFT_TABLE],
+                                          visible=pn.bind(lambda *d: self._show(*d)[1] is not None, *deps))
+        self._shown = pn.Column(self._said, self._options, sizing_mode="stretch_width")
 
     def ready(self, advice: tuple[int, Advice] | None, version: int) -> Advice | None:
         """The advice for the game at ``version``, once it has been worked out."""
@@ -108,17 +140,19 @@ class Advisor(pn.viewable.Viewer):
 
     async def _think(self, version: int, rollouts: int, sure_of: int, advisor: str = "rollouts"
                      ) -> AsyncIterator[Any]:
+        """The advice for the game at ``version``, worked out in a worker thread once the move's redraws are out
+        (an async generator that shows nothing itself: the panes bound to ``thinking``, ``error`` and ``advice``
+        do)."""
         s = self.session
         if s.decision() is None:
-            yield pn.pane.HTML("")
+            self.thinking = ""
             return
         if self.advice is not None and self.advice[0] == version:
             self.advice = None  # another advisor was chosen: the earlier advice is withdrawn until the new one is in
         state = s.state.clone()
         sure = sure_of == version
-        doing = "playing on until the best option is separated" if sure else "playing out the options"
-        yield pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6)),
-                     pn.pane.HTML(f"<p>The advisor is {doing} in the background…</p>"))
+        self.thinking = "playing on until the best option is separated" if sure else "playing out the options"
+        await after_redraws()
         stop = threading.Event()  # set when this run is superseded: a play-on stops at its next doubling
         try:
             if sure:
@@ -126,34 +160,36 @@ class Advisor(pn.viewable.Viewer):
             else:
                 advice = await asyncio.to_thread(s.advice_for, state, version)
         except Exception as exc:  # the page must hear of it: a silent spinner would never stop
-            self.error = f"The advisor failed: {exc!r}"
-            yield pn.pane.HTML(views.html.escape(self.error), styles={"color": "#b91c1c"})
+            self.param.update(error=f"The advisor failed: {exc!r}", thinking="")
             return
         finally:
             stop.set()
-        if advice is None or s.version != version:
+        if s.version != version:
             return  # the game moved on meanwhile: the newer run shows its own advice
-        self.param.update(advice=(version, advice), error="")
-        yield pn.pane.HTML("")
+        if advice is None:
+            self.thinking = ""
+            return
+        self.param.update(advice=(version, advice), error="", thinking="")
+        return
+        yield  # an async generator that shows nothing itself
 
-    def _show(self, advice: tuple[int, Advice] | None, version: int, predict: bool, guess: float | None) -> Any:
+    def _show(self, advice: tuple[int, Advice] | None, version: int, predict: bool, guess: float | None
+              ) -> tuple[str, Any]:
+        """What the advice part says (HTML) and the table of its options (None: no table now)."""
         s = self.session
         if s.decision() is None:
-            return pn.pane.HTML("<p>No decision to advise on.</p>")
+            return "<p>No decision to advise on.</p>", None
         a = self.ready(advice, version)
         if a is None:
-            return pn.pane.HTML("")
+            return "", None
         if predict and guess is None:  # its table gives every option's battle chance: predict first
-            return pn.pane.HTML("<p>Predict, then see: the advisor's odds appear once you have typed your estimate "
-                                "of the battle you choose.</p>")
-        said = views.advice_html(a) + views.margin_html(a)
-        return pn.Column(pn.pane.HTML(said, sizing_mode="stretch_width"),
-                         pn.pane.DataFrame(views.advice_frame(a), index=False, sizing_mode="stretch_width",
-                                           stylesheets=[LEFT_TABLE]), sizing_mode="stretch_width")
+            return ("<p>Predict, then see: the advisor's odds appear once you have typed your estimate of the battle "
+                    "you choose.</p>", None)
+        return views.advice_html(a) + views.margin_html(a), views.advice_frame(a)
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self.choice, self._work, self._shown, pn.Row(self.follow, self.play_on),
-                         sizing_mode="stretch_width")
+        return pn.Column(self.choice, self._work, self._busy, self._failed, self._shown,
+                         pn.Row(self.follow, self.play_on), sizing_mode="stretch_width")
 
 
 class RunningOdds(pn.viewable.Viewer):
@@ -164,39 +200,48 @@ class RunningOdds(pn.viewable.Viewer):
     busy = param.Boolean(default=False, doc="Estimates are being worked out.")
     progress = param.Number(default=1.0, bounds=(0, 1), doc="How far the estimates of this move are.")
     error = param.String(default="", doc="Why the estimates failed, if they did.")
+    said = param.String(default="", doc="What the estimates say of themselves (how many turns, how far).")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self._view = pn.panel(pn.bind(self._estimate, self.session.param.version), defer_load=True,
+        self._work = pn.panel(pn.bind(self._estimate, self.session.param.version), defer_load=True,
                               sizing_mode="stretch_width")  # started once the page is loaded (see Advisor)
+        # Made once and bound (see the module's docstring): the progress bar shows only for several turns at once.
+        self._bar = pn.indicators.Progress(value=self.param.progress.rx.pipe(lambda p: round(100 * p)), max=100,
+                                           active=True, height=14, sizing_mode="stretch_width", margin=(0, 10),
+                                           visible=self.param.busy)
+        self._said = pn.pane.HTML(self.param.said.rx.pipe(views.html.escape), styles=MUTED, margin=(0, 10),
+                                  visible=self.param.said.rx.pipe(bool), name="running-said")
+        self._view = pn.Column(self._work, self._bar, self._said, sizing_mode="stretch_width")
 
     async def _estimate(self, version: int) -> AsyncIterator[Any]:
+        """The turns not yet estimated, each in a worker thread once the move's redraws are out (an async
+        generator that shows nothing itself: the bar and the text bound to this panel's parameters do)."""
         s = self.session
         game, rules, seed, todo = s.game_number, s.state.rules, s.seed, s.running_odds_todo()
         many = len(todo) > 1  # one turn takes milliseconds: no progress bar for it
         try:
+            if todo:
+                await after_redraws()
             for i, entry in enumerate(todo):
                 if many:
-                    self.param.update(busy=True, progress=i / len(todo))
-                    yield self._progress(f"Estimating by rollouts in the background… {i / len(todo):.0%}")
+                    self.param.update(busy=True, progress=i / len(todo),
+                                      said=f"Estimating by rollouts in the background… {i / len(todo):.0%}")
                 result = await asyncio.to_thread(estimate_turn, rules, entry["snapshot"], self.rollouts,
                                                  seed + entry["turn"])
                 if not s.record_running_odds(game, [result]):
                     return  # another game is in play now
         except Exception as exc:
             self.param.update(busy=False, error=f"The running odds failed: {exc!r}")
-            yield pn.pane.HTML(views.html.escape(self.error), styles=MUTED)
+            self.said = self.error
             return
         finally:
             self.busy = False
-        self.param.update(progress=1.0, error="")
-        yield pn.pane.HTML(f"{len(s.running_odds)} turn(s) estimated by rollouts of the threshold policy, each "
-                           "with its 95% interval.", styles=MUTED, margin=(0, 10))
-
-    def _progress(self, text: str) -> pn.Column:
-        return pn.Column(pn.indicators.Progress(value=round(100 * self.progress), max=100, active=True, height=14,
-                                                sizing_mode="stretch_width", margin=(0, 10)),
-                         pn.pane.HTML(text, styles=MUTED, margin=(0, 10)), sizing_mode="stretch_width")
+        self.param.update(progress=1.0, error="",
+                          said=f"{len(s.running_odds)} turn(s) estimated by rollouts of the threshold policy, each "
+                               "with its 95% interval.")
+        return
+        yield  # an async generator that shows nothing itself
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._view
