@@ -17,9 +17,9 @@ from apps._files import NO_HTML, GameFiles
 from apps.commands import on_page
 from apps.kf2100 import views
 from apps.kf2100.board import Board
-from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns
 from apps.kf2100.sides import Sides
+from apps.live import on_page_of, page_document
 from engine.core.session import BOT, PERSON, Level, Notice
 from engine.kf2100.session import SCENARIOS, KungFuSession, way_text
 from engine.kf2100.state import CLONE_MASTER, PLAYER_NAMES
@@ -83,7 +83,7 @@ class DecisionPanel(pn.viewable.Viewer):
         self._content: tuple | None = None  # what the panel shows now
         self._view = pn.Column(*self._show(self.session.version, self.board.armed), sizing_mode="stretch_width",
                                margin=0)
-        # Redrawn on this page's document, whichever browser at the table moved (see apps.kf2100.live).
+        # Redrawn on this page's document, whichever browser at the table moved (see apps.live).
         redraw = on_page_of(page_document(), self._redraw)
         self.session.param.watch(redraw, ["version"])
         self.board.param.watch(redraw, ["armed"])

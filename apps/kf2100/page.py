@@ -19,10 +19,10 @@ from apps.kf2100 import charts, game_theory, reference, victory, views
 from apps.kf2100.board import Board
 from apps.kf2100.controls import DecisionPanel, GameControls, StandingControl, WayControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
-from apps.kf2100.live import on_page_of, page_document
 from apps.kf2100.panels import BotTurns, Outlook
 from apps.kf2100.sides import Sides
 from apps.kzin.page import NOTICE_CSS, notice_html
+from apps.live import on_page_of, page_document
 from engine.kf2100.session import KungFuSession
 from engine.kf2100.steps import Step
 

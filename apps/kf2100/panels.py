@@ -19,7 +19,7 @@ import panel as pn
 import param
 
 from apps.kf2100 import charts, views
-from apps.kf2100.live import on_page_of, page_document
+from apps.live import on_page_of, page_document
 from engine.core import IllegalActionError
 from engine.core.rng import clone_rng
 from engine.kf2100.odds import CombatOdds

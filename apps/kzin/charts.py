@@ -31,7 +31,7 @@ def _named(name: str) -> dict:
 def track(session: KzinSession, on: param.Parameterized | None = None) -> hv.Overlay:
     """The 12 spaces from Earth to the Kzin Home Worlds, the Expansion Marker and its last move; redrawn when
     ``on``'s ``version`` or ``last_move`` changes (the session's own by default; a page passes its copy from
-    :func:`apps.plotting.in_this_document`)."""
+    :func:`apps.live.in_this_document`)."""
     use_bokeh()
     spaces = [int(s["space"]) for s in SPACES]
     colours = ["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES]

@@ -16,7 +16,7 @@ import param
 from apps.kzin import charts, views
 from apps.kzin.controls import CardTiles, Decisions, GameControls
 from apps.kzin.panels import LEFT_TABLE, Advisor, RunningOdds
-from apps.plotting import in_this_document
+from apps.live import in_this_document
 from engine.core.session import Notice
 from engine.kzin.session import KzinSession
 
