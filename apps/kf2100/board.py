@@ -1,13 +1,17 @@
 """The Kung Fu 2100 board: the lair drawn with HoloViews, and clicks on it turned into session commands.
 
-The lair is static; the moving layers (highlights and counters, their texts, the trail of the last moves) are
-DynamicMaps fed by ``Pipe`` streams that are sent new data only when a layer changed, so the board follows the
-game in a served tab and in a notebook cell alike (HoloViews sends the data through Panel's channel), and a click
-costs one or two layers' updates. What the layers draw is :func:`apps.kf2100.lair.frames`.
+The lair is static; the moving layers (highlights and counters, their texts, the trail of the last moves, the
+way) are DynamicMaps fed by one ``Pipe`` stream that is sent new data only when a layer changed, so the board
+follows the game in a served tab and in a notebook cell alike (HoloViews sends the data through Panel's channel).
+One stream, because each stream that fires redraws the whole board's figure (every layer's plot, and the ranges
+of them all): a move that changed the pieces and the trail cost two such redraws with a stream each. A layer
+whose data did not change is sent as the same object, and its DynamicMap then gives back the same element, which
+HoloViews leaves as it is. What the layers draw is :func:`apps.kf2100.lair.frames`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -25,6 +29,20 @@ from engine.kf2100.steps import Step
 
 SCALE = 30  # pixels per square
 NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
+
+
+def same_for_same(draw: Callable[[dict[str, Any]], Any], *keys: str) -> Callable[[dict[str, Any]], Any]:
+    """``draw`` of the pipe's data, drawn again only when one of its layers ``keys`` is a new object: an
+    unchanged layer gives back its element as it was, and HoloViews then sends nothing for it."""
+    last: dict[str, Any] = {}
+
+    def drawn(data: dict[str, Any]) -> Any:
+        shown = tuple(data[k] for k in keys)
+        if "element" not in last or any(a is not b for a, b in zip(shown, last["shown"], strict=True)):
+            last.update(shown=shown, element=draw(data))
+        return last["element"]
+
+    return drawn
 
 
 class Board(pn.viewable.Viewer):
@@ -46,9 +64,7 @@ class Board(pn.viewable.Viewer):
         self.model = BoardModel(s.map_layout(), s.game.board)
         self.armed = armed_after(s, self.armed, self.sides)
         self.frames = frames(s, self.model, self.armed, self.sides)
-        self.pipe = hv.streams.Pipe(data=pieces(self.frames))
-        self.trail = hv.streams.Pipe(data=layer_data(self.frames["trail"]))
-        self.way_line = hv.streams.Pipe(data=self.frames["way"])
+        self.pipe = hv.streams.Pipe(data=self._layers(self.frames))
         self.tap = hv.streams.Tap(transient=True)
         self.tap.add_subscriber(self._on_tap)
         self._pane = pn.pane.HoloViews(self._plot(), linked_axes=False, name="board", margin=0)
@@ -66,16 +82,24 @@ class Board(pn.viewable.Viewer):
         else:
             self.follow()
 
+    @staticmethod
+    def _layers(f: dict[str, Any], sent: dict[str, Any] | None = None, old: dict[str, Any] | None = None
+                ) -> dict[str, Any]:
+        """What the pipe carries: the pieces' two layers (``rects``, ``texts``), the ``trail`` and the ``way``;
+        a layer unchanged since ``old`` frames keeps its object of ``sent``."""
+        same = sent is not None and old is not None
+        drawn = {**pieces(f)} if not same or any(f[n] != old[n] for n in ("marks", "costs", "counters", "labels")) \
+            else {"rects": sent["rects"], "texts": sent["texts"]}
+        drawn["trail"] = sent["trail"] if same and f["trail"] == old["trail"] else layer_data(f["trail"])
+        drawn["way"] = sent["way"] if same and f["way"] == old["way"] else f["way"]
+        return drawn
+
     def follow(self, *_events: Any) -> None:
-        """Bring the moving layers in step: a layer is sent only when its data changed."""
+        """Bring the moving layers in step: the pipe is sent on only when a layer's data changed."""
         new = frames(self.session, self.model, self.armed, self.sides)
         old, self.frames = self.frames, new
-        if any(new[name] != old[name] for name in ("marks", "costs", "counters", "labels")):
-            self.pipe.send(pieces(new))
-        if new["trail"] != old["trail"]:
-            self.trail.send(layer_data(new["trail"]))
-        if new["way"] != old["way"]:
-            self.way_line.send(new["way"])
+        if any(new[name] != old[name] for name in ("marks", "costs", "counters", "labels", "trail", "way")):
+            self.pipe.send(self._layers(new, self.pipe.data, old))
 
     def _plot(self) -> hv.Overlay:
         use_bokeh()
@@ -94,8 +118,9 @@ class Board(pn.viewable.Viewer):
             text_font_size="7pt", text_color="#334155", text_font_style="italic", angle="angle",
             background_fill_color="#f8fafc", background_fill_alpha=0.85, apply_ranges=False, **NO_TOOLS)
         still = {"apply_ranges": False, **NO_TOOLS}
-        trail = hv.DynamicMap(lambda data: hv.Segments(data, kdims=["x0", "y0", "x1", "y1"]),
-                              streams=[self.trail]).opts(color="#2563eb", line_width=3, alpha=0.7, **still)
+        trail = hv.DynamicMap(same_for_same(lambda data: hv.Segments(data["trail"], kdims=["x0", "y0", "x1", "y1"]),
+                                            "trail"), streams=[self.pipe]).opts(
+            color="#2563eb", line_width=3, alpha=0.7, **still)
 
         def moving(data: dict[str, Any]) -> hv.Overlay:
             # the highlights and the counters are one layer of squares, their numbers and names one of text:
@@ -107,9 +132,10 @@ class Board(pn.viewable.Viewer):
                 * hv.Labels(data["texts"], kdims=["x", "y"], vdims=["text", "tcolour"]).opts(
                     text_font_size="7pt", text_color="tcolour", text_font_style="bold", **still))
 
-        layers = hv.DynamicMap(moving, streams=[self.pipe])
-        way = hv.DynamicMap(lambda data: hv.Path(data, kdims=["x", "y"]), streams=[self.way_line]).opts(
-            color="#7c3aed", line_width=3, line_dash="dotted", alpha=0.9, **still)
+        layers = hv.DynamicMap(same_for_same(moving, "rects", "texts"), streams=[self.pipe])
+        way = hv.DynamicMap(same_for_same(lambda data: hv.Path(data["way"], kdims=["x", "y"]), "way"),
+                            streams=[self.pipe]).opts(color="#7c3aed", line_width=3, line_dash="dotted", alpha=0.9,
+                                                      **still)
         # the room names under the counters: a counter on a room's top edge hides its name, never the other way
         return (base * edge * fixed * rooms * trail * way * layers).opts(
             hv.opts.Overlay(xlim=xlim, ylim=ylim, frame_width=round((xlim[1] - xlim[0]) * SCALE),

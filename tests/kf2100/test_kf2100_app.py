@@ -88,7 +88,7 @@ def test_clicks_enter_select_move_and_refuse_without_change():
     assert s.notice.text == "a1 is a wall: no figure may stand there" and s.save() == before
     assert b.click_square("c3")
     assert s.state.figs["T1"].pos == s.game.board.square("c3") and b.frames["trail"]["x0"]
-    assert list(b.trail.data["x0"]) == b.frames["trail"]["x0"]
+    assert list(b.pipe.data["trail"]["x0"]) == b.frames["trail"]["x0"]
 
 
 def test_a_combat_shows_chits_odds_and_the_exchange():
