@@ -29,6 +29,10 @@ from engine.kf2100.steps import Step
 
 SCALE = 30  # pixels per square
 NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
+PIECE_FRAMES = frozenset({"marks", "costs", "counters", "labels"})
+"""The frames drawn as the pieces' two layers (squares and texts)."""
+LAYER_FRAMES = PIECE_FRAMES | {"trail", "way"}
+"""Every frame a moving layer draws: one that changed is sent anew, the others as the objects sent before."""
 
 
 def same_for_same(draw: Callable[[dict[str, Any]], Any], *keys: str) -> Callable[[dict[str, Any]], Any]:
@@ -83,23 +87,24 @@ class Board(pn.viewable.Viewer):
             self.follow()
 
     @staticmethod
-    def _layers(f: dict[str, Any], sent: dict[str, Any] | None = None, old: dict[str, Any] | None = None
+    def _layers(f: dict[str, Any], sent: dict[str, Any] | None = None, changed: frozenset[str] = LAYER_FRAMES
                 ) -> dict[str, Any]:
         """What the pipe carries: the pieces' two layers (``rects``, ``texts``), the ``trail`` and the ``way``;
-        a layer unchanged since ``old`` frames keeps its object of ``sent``."""
-        same = sent is not None and old is not None
-        drawn = {**pieces(f)} if not same or any(f[n] != old[n] for n in ("marks", "costs", "counters", "labels")) \
-            else {"rects": sent["rects"], "texts": sent["texts"]}
-        drawn["trail"] = sent["trail"] if same and f["trail"] == old["trail"] else layer_data(f["trail"])
-        drawn["way"] = sent["way"] if same and f["way"] == old["way"] else f["way"]
+        a layer whose frames are not in ``changed`` keeps its object of ``sent``."""
+        if sent is None:
+            changed = LAYER_FRAMES
+        drawn = {**pieces(f)} if changed & PIECE_FRAMES else {"rects": sent["rects"], "texts": sent["texts"]}
+        drawn["trail"] = layer_data(f["trail"]) if "trail" in changed else sent["trail"]
+        drawn["way"] = f["way"] if "way" in changed else sent["way"]
         return drawn
 
     def follow(self, *_events: Any) -> None:
         """Bring the moving layers in step: the pipe is sent on only when a layer's data changed."""
         new = frames(self.session, self.model, self.armed, self.sides)
         old, self.frames = self.frames, new
-        if any(new[name] != old[name] for name in ("marks", "costs", "counters", "labels", "trail", "way")):
-            self.pipe.send(self._layers(new, self.pipe.data, old))
+        changed = frozenset(name for name in LAYER_FRAMES if new[name] != old[name])
+        if changed:
+            self.pipe.send(self._layers(new, self.pipe.data, changed))
 
     def _plot(self) -> hv.Overlay:
         use_bokeh()

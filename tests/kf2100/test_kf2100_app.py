@@ -83,6 +83,10 @@ def test_clicks_enter_select_move_and_refuse_without_change():
     assert b.click_figure("T1")
     assert s.selected == "T1" and sorted(map(int, b.frames["costs"]["text"])) == sorted(s.reachable().values())
     assert b.pipe.data is not sent  # the board's layers were sent on
+    # a selection changes the pieces only: the trail and the way go down the pipe as the objects sent before,
+    # so their DynamicMaps give back their elements as they were and HoloViews sends nothing for them
+    assert b.pipe.data["rects"] is not sent["rects"]
+    assert b.pipe.data["trail"] is sent["trail"] and b.pipe.data["way"] is sent["way"]
     before = s.save()
     assert not b.click_square("a1")
     assert s.notice.text == "a1 is a wall: no figure may stand there" and s.save() == before
