@@ -18,6 +18,9 @@ import asyncio
 import gc
 import json
 import os
+import re
+import sys
+import tempfile
 import threading
 import tracemalloc
 from collections import Counter
@@ -138,6 +141,35 @@ def tracemalloc_growth(since: str, top: int = 15, frames: int = 12) -> list[dict
              "traceback": s.traceback.format(limit=frames)} for s in stats[:top]]
 
 
+PYMALLOC_FIGURES = {"arenas allocated current": "arenas", "bytes in allocated blocks": "blocks"}
+
+
+def small_object_heap() -> dict[str, float]:
+    """CPython's own allocator for objects of 512 bytes or less (pymalloc): the MB of arenas it holds from the
+    system and the MB of live blocks in them. An arena goes back to the system only once every block in it is
+    free, so arenas far above their live blocks are memory kept for reuse, not objects alive: what the soak's
+    resident memory keeps after its tabs close. Read from ``sys._debugmallocstats``, which CPython writes to the C
+    stderr (its only account of the arenas)."""
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as out:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(out.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read()
+    found: dict[str, float] = {}
+    for name, key in PYMALLOC_FIGURES.items():
+        match = re.search(rf"^# {name}\s*=\s*([\d,]+)$", text, re.MULTILINE)
+        if match:
+            count = int(match.group(1).replace(",", ""))
+            found[key] = round(count * (1 << 20 if key == "arenas" else 1) / 1024 / 1024, 1)
+    return found
+
+
 def report(snapshot: str | None = None, compare: str | None = None, objects: bool = True) -> dict[str, Any]:
     """The served process's memory, live sessions and object counts (and tracemalloc figures if it traces);
     without ``objects``, only the memory and the sessions (cheap enough to poll)."""
@@ -149,6 +181,7 @@ def report(snapshot: str | None = None, compare: str | None = None, objects: boo
         figures["server sessions"] = server_sessions(objects_now)
         del objects_now
         figures["pending tasks"] = pending_tasks()
+        figures["small objects"] = small_object_heap()
     if tracemalloc.is_tracing():
         figures["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1024 / 1024, 1)
         if compare:

@@ -80,6 +80,9 @@ def server_report(url: str, **query: str) -> dict[str, Any]:
 def print_report(label: str, figures: dict[str, Any]) -> None:
     objects = ", ".join(f"{name} {count}" for name, count in figures["objects"].items())
     traced = f", traced {figures['traced_mb']} MB" if "traced_mb" in figures else ""
+    small = figures.get("small objects", {})
+    if {"arenas", "blocks"} <= small.keys():  # the arenas CPython keeps, and how much of them is live objects
+        traced += f", small-object arenas {small['arenas']:.0f} MB holding {small['blocks']:.0f} MB of objects"
     load = os.getloadavg()[0]  # the figures depend on it: said with each
     print(f"{label}: {figures['rss_mb']:.0f} MB{traced}, {figures['open sessions']} open session(s), load {load:.1f}; "
           f"{objects}", flush=True)
