@@ -60,7 +60,9 @@ class Arena(pn.viewable.Viewer):
         self._anim_seq = 0
         self._build()
         s = self.session
-        s.param.watch(self._on_version, ["version"])
+        # One watcher of both, called once a move: at the place of the frames, which a move sets first (so the
+        # animation is scheduled before the page's other redraws), with the version it ends at.
+        s.param.watch(self._on_version, ["last_frames", "version"])
         s.param.watch(self._on_proposal, [*PROPOSAL, "round_result", "seats"])
         self.draw()
 

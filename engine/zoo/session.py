@@ -728,12 +728,15 @@ class ZooSession(GameSession):
         events = list(last.get("events", []))
         result = self._round_result(action, frames, before, round_no)
         with param.parameterized.batch_call_watchers(self):
+            # The frames first: param calls a batch's watchers in the order their parameters were first set, and
+            # a page's arena (watching these and the version) then schedules a flick's animation on every page at
+            # the table before the log's, the odds' and the notice's redraws, which a page shows while it plays.
+            self.last_frames = frames
             entry: dict[str, Any] = {"move": len(self.log), "player": player, "text": str(action), "events": events}
             if str(action) in self._odds_notes:
                 entry["odds"] = self._odds_notes[str(action)]
             self._odds_notes = {}
             self.log = [*self.log, entry]
-            self.last_frames = frames
             self.round_result = result
             if isinstance(action, Flick) or s.phase not in ("flick", "extra") or self.die not in s.flickable():
                 self._reset_proposal()

