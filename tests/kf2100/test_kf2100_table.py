@@ -36,6 +36,15 @@ def face_down(s: KungFuSession) -> list[str]:
 
 
 def named(fid: str, text: str) -> bool:
+    """Whether ``text`` names the figure ``fid`` where a reader of the file sees it. A saved file's sealed part is
+    left out: its ciphertext is random base64, which spells a short id such as J3 between two word boundaries
+    ("+J3/") by chance (a whole-suite run failed so, and passed again alone)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and TOKEN_FIELD in data:
+        text = json.dumps({k: v for k, v in data.items() if k != TOKEN_FIELD})
     return re.search(rf"\b{re.escape(fid)}\b", text) is not None
 
 
