@@ -259,7 +259,8 @@ def _combat_over(state: Any, members: list[str]) -> bool:
 class SearchBot(Policy):
     """Determinized Monte Carlo search at the combat decisions, the heuristic bot everywhere else.
 
-    ``playouts`` is the budget of one decision (default from ``data/search.toml``): the candidates share it,
+    ``playouts`` is the budget of one decision (default from ``data/search.toml``, a side's own where it has
+    one: the budget each seat was measured at): the candidates share it,
     each played at least ``min_per_action`` times, every candidate in the same sampled worlds. ``solo``: the
     scenario is solo, so the Clone Master of the playouts follows the seed's solo rules.
     """
@@ -269,7 +270,9 @@ class SearchBot(Policy):
         if player not in (TERMINATORS, CLONE_MASTER):
             raise ValueError(f"player is 0 (Terminators) or 1 (Clone Master), not {player!r}")
         settings = _settings()["search"]
-        self.playouts = int(settings["playouts"] if playouts is None else playouts)
+        seat = "terminators" if player == TERMINATORS else "clone_master"
+        default = settings.get("side_playouts", {}).get(seat, settings["playouts"])
+        self.playouts = int(default if playouts is None else playouts)
         if self.playouts < 1:
             raise ValueError(f"playouts must be at least 1, not {playouts!r}")
         self.min_per_action = int(settings["min_per_action"])

@@ -105,6 +105,14 @@ def test_a_decision_at_the_default_budget_takes_under_a_second():
     assert sorted(bot.stats.cpu_seconds)[1] < 1.0, bot.stats.cpu_seconds
 
 
+def test_each_side_plays_at_its_stated_budget():
+    # The Terminators clear the bar at 128 playouts a decision (docs/kf2100-search.md), the Clone Master at 32.
+    assert SearchBot(TERMINATORS).playouts == 128 and SearchBot(CLONE_MASTER).playouts == 32
+    assert SearchBot(TERMINATORS, playouts=12).playouts == 12
+    bot = make_bot("search", TERMINATORS, BASIC)  # the tournament's "search" is each side's stated budget
+    assert isinstance(bot, SearchBot) and bot.playouts == 128
+
+
 def test_tournament_names_and_bad_input():
     assert search_budget("search") is None and search_budget("search:12") == 12
     bot = make_bot("search:12", CLONE_MASTER, KungFuGame("solo"))
