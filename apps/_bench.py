@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from apps import discover_games
+from apps.allocator import allocator, use_system_malloc
 from apps.collector import IdleCollector, held_full_collections
 from apps.server import freeze_imports
 
@@ -265,6 +266,7 @@ def main() -> int:
     # The served-page benchmarks play games: their autosaves go to a scratch folder, never over the
     # user's last games.
     before = os.environ.get("TABLETOP_DOJO_DATA")
+    print(f"allocator: {allocator()} (dojo serve's: apps/allocator.py)", flush=True)
     games = discover_games()
     freeze_imports()  # as dojo serve does once it has imported the games: the clicks are timed as a server has them
     with tempfile.TemporaryDirectory(prefix="dojo-bench-") as scratch:
@@ -285,4 +287,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    use_system_malloc()  # clicks timed under the allocator dojo serve runs with (apps/allocator.py)
     raise SystemExit(main())

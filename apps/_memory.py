@@ -31,6 +31,8 @@ import panel as pn
 import psutil
 import tornado.web
 
+from apps.allocator import allocator
+
 REPORT_ENV = "TABLETOP_DOJO_MEMORY_REPORT"
 REPORT_PATH = "/memory-report"
 REPORT_HISTORY = 1000
@@ -174,7 +176,7 @@ def report(snapshot: str | None = None, compare: str | None = None, objects: boo
     """The served process's memory, live sessions and object counts (and tracemalloc figures if it traces);
     without ``objects``, only the memory and the sessions (cheap enough to poll)."""
     figures: dict[str, Any] = {"rss_mb": round(resident_mb(), 1), "open sessions": open_sessions(),
-                               "tracing": tracemalloc.is_tracing()}
+                               "tracing": tracemalloc.is_tracing(), "allocator": allocator()}
     if objects:
         objects_now = heap()  # one walk of the heap for both
         figures["objects"] = live_objects(objects_now)

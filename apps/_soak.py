@@ -83,6 +83,8 @@ def print_report(label: str, figures: dict[str, Any]) -> None:
     small = figures.get("small objects", {})
     if {"arenas", "blocks"} <= small.keys():  # the arenas CPython keeps, and how much of them is live objects
         traced += f", small-object arenas {small['arenas']:.0f} MB holding {small['blocks']:.0f} MB of objects"
+    if "allocator" in figures:  # dojo serve's own (apps/allocator.py) unless PYTHONMALLOC said otherwise
+        traced += f", allocator {figures['allocator']}"
     load = os.getloadavg()[0]  # the figures depend on it: said with each
     print(f"{label}: {figures['rss_mb']:.0f} MB{traced}, {figures['open sessions']} open session(s), load {load:.1f}; "
           f"{objects}", flush=True)

@@ -49,6 +49,10 @@ def game_command_modules(package: ModuleType = engine) -> list[ModuleType]:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.command_line:  # the real command, not main([...]) inside another program: it may start itself again
+        from apps.allocator import use_system_malloc
+
+        use_system_malloc()  # under glibc's malloc, so closed tabs' memory goes back (apps/allocator.py)
     from apps.server import serve  # the only place the engine reaches the UI: the command that starts it
 
     serve(port=args.port, address=args.address, show=args.show)
@@ -125,6 +129,7 @@ def build_parser(package: ModuleType = engine) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, package: ModuleType = engine) -> int:
     parser = build_parser(package)
     args, extra = parser.parse_known_args(argv)
+    args.command_line = argv is None
     if extra:
         if args.command != "lab":
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
