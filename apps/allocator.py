@@ -6,8 +6,11 @@ over the three games played for two minutes, then closed): the live small object
 figure (106 MB), but the arenas grew from 128 to 230 MB and stayed there, the few objects that outlive a tab being
 spread over them, so the server's resident memory stayed 30% above its warm start. Under ``PYTHONMALLOC=malloc``
 every object is its own glibc allocation, and the ``malloc_trim`` that :class:`apps.server.MemoryRelease` runs after
-tabs close returns every free page, not only whole arenas: the same soak came back to 8.8% above the warm start. The
-dashboard benchmark's click medians under either allocator were within their run-to-run spread (``apps._bench``).
+tabs close returns every free page, not only whole arenas: the same soak came back to 8.8% above the warm start.
+The tables load test (``python -m apps._soak --tables 10 --minutes 3``: 20 browser contexts at 10 tables, 5 moves
+a table), run the same hour under each: warm start 407 MB under malloc and 408 MB under pymalloc, peak 541 against
+551 MB, after the tables dropped 439 MB (+7.7%) against 496 MB (+21.8%). The dashboard benchmark's click medians
+under either allocator were within their run-to-run spread (``apps._bench``, two runs each on a loaded machine).
 
 ``PYTHONMALLOC`` is read once, when the interpreter starts, so ``dojo serve`` starts itself again with it set (the
 same process: ``execve`` keeps the PID). A ``PYTHONMALLOC`` already set, to any value, is kept (``pymalloc`` brings
