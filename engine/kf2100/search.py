@@ -4,7 +4,7 @@ At each combat decision (picking chits, who leads, an attack, an answer, the lev
 every legal action in worlds it samples from what its side may know, plays each world on to the end of the
 combat with the heuristic bot of ``bots.py`` playing both sides, and keeps the heuristic's own choice unless
 another action beats it in the same worlds by more than ``confidence`` standard errors of the paired difference
-(for the Terminators corrected for how many candidates there are, ``SearchBot.threshold``). Outside
+(optionally corrected for how many candidates there are, ``SearchBot.threshold``; off by default). Outside
 combat (set-up, movement, activation, the door) it plays as the heuristic bot does: those
 decisions are many and cheap to get roughly right, and a playout long enough to judge them would cost
 seconds; the combats are where the hidden chits and the dice decide the game.
