@@ -3,7 +3,8 @@
 At each combat decision (picking chits, who leads, an attack, an answer, the level to lose) the bot tries
 every legal action in worlds it samples from what its side may know, plays each world on to the end of the
 combat with the heuristic bot of ``bots.py`` playing both sides, and keeps the heuristic's own choice unless
-another action beats it in the same worlds by more than a standard error of the paired difference. Outside
+another action beats it in the same worlds by more than ``confidence`` standard errors of the paired difference
+(optionally corrected for how many candidates there are, ``SearchBot.threshold``; off by default). Outside
 combat (set-up, movement, activation, the door) it plays as the heuristic bot does: those
 decisions are many and cheap to get roughly right, and a playout long enough to judge them would cost
 seconds; the combats are where the hidden chits and the dice decide the game.
@@ -31,6 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -133,12 +135,16 @@ def _allowed(state: Any, kind: str, sq: int) -> bool:
 def _shuffle_counters(world: Any, figs: list[Any], squares: list[int], rng: np.random.Generator) -> None:
     """Put ``figs`` on ``squares`` at random, each where the set-up rules allow (retrying a dead end)."""
     placed: dict[str, int] | None = None
+    # where each kind may stand, worked out once (the same squares in the same order as asking _allowed square by
+    # square on every draw, so the same draws; asking it anew each time was a tenth of a decision's time)
+    allowed = {kind: {sq for sq in squares if _allowed(world, kind, sq)} for kind in {f.kind for f in figs}}
     for _ in range(64):
         free = list(squares)
         placed = {}
         for i in rng.permutation(len(figs)):
             f = figs[int(i)]
-            fits = [sq for sq in free if _allowed(world, f.kind, sq)]
+            fits_kind = allowed[f.kind]
+            fits = [sq for sq in free if sq in fits_kind]
             if not fits:
                 placed = None
                 break
@@ -277,6 +283,7 @@ class SearchBot(Policy):
             raise ValueError(f"playouts must be at least 1, not {playouts!r}")
         self.min_per_action = int(settings["min_per_action"])
         self.confidence = float(settings["confidence"])
+        self.corrected = seat in settings.get("corrected", [])
         self.searched = frozenset(settings["searched"])
         self.player, self.solo = player, solo
         self.evaluation = evaluation or Evaluation.from_file()
@@ -311,7 +318,7 @@ class SearchBot(Policy):
 
     def search(self, state: Any, rng: np.random.Generator) -> tuple[Action, int]:
         """The heuristic's own choice unless another candidate beats it in the same worlds by more than
-        ``confidence`` standard errors of the paired difference (and then the best such); the playouts spent.
+        ``threshold`` standard errors of the paired difference (and then the best such); the playouts spent.
 
         Playouts are few, so a candidate that merely drew better dice must not displace a sound default:
         the heuristic is the prior, the search the correction."""
@@ -331,9 +338,20 @@ class SearchBot(Policy):
         diff = values - values[:, [default]]
         gain = diff.mean(axis=0)
         spread = diff.std(axis=0, ddof=1) / np.sqrt(worlds) if worlds > 1 else np.zeros(len(legal))
-        sure = [i for i in range(len(legal)) if gain[i] > self.confidence * spread[i] and gain[i] > 1e-9]
+        z = self.threshold(len(legal))
+        sure = [i for i in range(len(legal)) if gain[i] > z * spread[i] and gain[i] > 1e-9]
         pick = max(sure, key=lambda i: (gain[i], -i)) if sure else default
         return legal[pick], worlds * len(legal)
+
+    def threshold(self, candidates: int) -> float:
+        """How many standard errors a candidate must beat the heuristic's choice by: ``confidence``, or with
+        ``corrected`` (DESIGN, ``data/search.toml``) the Bonferroni-corrected quantile, so that the chance that
+        some one of the ``candidates - 1`` others merely drew luckier worlds stays that of a single comparison
+        at ``confidence`` (two candidates: ``confidence`` itself; ten: about 2.1 standard errors at 1.0)."""
+        if not self.corrected or candidates <= 2:
+            return self.confidence
+        tail = 1.0 - NormalDist().cdf(self.confidence)
+        return NormalDist().inv_cdf(1.0 - tail / (candidates - 1))
 
     def playout(self, world: Any, action: Action, members: list[str], rng: np.random.Generator) -> float:
         """Play ``action`` in ``world``, then the heuristic bots to the end of this combat; the Terminators' value."""

@@ -168,3 +168,15 @@ def test_chits_already_played_in_the_combat_are_not_redrawn():
     from engine.kf2100.search import played_chits  # new with the fix: imported here so the draws fail first
 
     assert played_chits(s) == {"T1": {"fist": 1}, "J6": {"mist": 1}}
+
+
+def test_the_corrected_threshold_grows_with_the_candidates():
+    # DESIGN (data/search.toml): off for both sides (measured no better for the Advanced Terminators)
+    assert not SearchBot(TERMINATORS).corrected and not SearchBot(CLONE_MASTER).corrected
+    bot = SearchBot(TERMINATORS, playouts=8)
+    bot.confidence, bot.corrected = 1.0, False
+    assert bot.threshold(2) == bot.threshold(10) == 1.0
+    bot.corrected = True
+    assert bot.threshold(2) == 1.0  # one comparison: no correction
+    assert 1.40 < bot.threshold(3) < 1.42 and 2.10 < bot.threshold(10) < 2.11
+    assert all(bot.threshold(k) < bot.threshold(k + 1) for k in range(2, 20))
