@@ -52,14 +52,21 @@ def tables_markdown(games: Sequence[GameApp], infos: Sequence[TableInfo], token:
         if not rows:
             lines.append("No table yet.")
             continue
-        lines.append("| table | seats | game | last move | |\n|---|---|---|---|---|")
+        table = ["| table | seats | game | last move | |", "|---|---|---|---|---|"]  # one block: a blank line ends it
         for i in rows:
             seats = ", ".join(f"{name}: {i.state_of(name)}" for name in i.seats)
             free = [name for name in i.seats if i.state_of(name) == "free"]
             links = [f"[join as {name}]({g.path}?table={i.id}&seat={quote(name)})" for name in free]
             links.append(f"[watch]({g.path}?table={i.id})")
-            lines.append(f"| `{i.id}` | {seats} | {i.summary} | {ago(i.last_move)} | {' · '.join(links)} |")
+            cells = [f"`{i.id}`", _cell(seats), _cell(i.summary), ago(i.last_move), " · ".join(links)]
+            table.append("| " + " | ".join(cells) + " |")
+        lines.append("\n".join(table))
     return "\n\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    """Text for a cell of a Markdown table: a ``|`` in it would end the cell."""
+    return text.replace("|", "\\|")
 
 
 def create_app(games: Sequence[GameApp] | None = None) -> pn.viewable.Viewable:

@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import replace
 
 import pytest
+from markdown_it import MarkdownIt
 
 from apps import GameApp, landing
 from apps._tables import BotDriver
@@ -39,6 +40,23 @@ def test_the_landing_page_lists_each_table_with_its_seats_and_join_or_watch_link
     assert f"turn {taken.session.state.turn}, marker on {taken.session.state.kem}" in row_taken
     assert "Resume" not in text
     assert a not in text and (taken.seats["Humans"] or "") not in text  # neither a token nor its hash is shown
+
+
+def test_the_tables_list_renders_as_one_html_table_a_game(registry):
+    """Rendered as the landing page's Markdown pane renders it (markdown-it, 'gfm-like', no raw HTML): each table is
+    a row of one HTML table, not a paragraph of pipes after an empty header (a blank line ends a Markdown table),
+    and a ``|`` in a cell's text does not split the cell."""
+    tables = [registry.create("kzin", new_token()) for _ in range(3)]
+    text = landing.tables_markdown([KZIN], registry.listing(), token=None)
+    html = MarkdownIt("gfm-like", options_update={"html": False}).render(text)
+    assert html.count("<table>") == 1 and html.count("<tr>") == 1 + len(tables)
+    for table in tables:
+        assert f"<td><code>{table.id}</code></td>" in html
+    assert "<p>|" not in html
+    info = registry.listing()[0]
+    odd = replace(info, summary="turn 1 | marker on 9")
+    html = MarkdownIt("gfm-like", options_update={"html": False}).render(landing.tables_markdown([KZIN], [odd], None))
+    assert "<td>turn 1 | marker on 9</td>" in html and html.count("<td>") == 5
 
 
 def test_resume_offers_the_tables_of_this_browser_only(registry):
