@@ -19,6 +19,8 @@ CPython's allocator back); off glibc (macOS, Windows, musl) there is no ``malloc
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import platform
 import sys
@@ -46,3 +48,13 @@ def use_system_malloc(environ: Mapping[str, str] = os.environ, argv: Sequence[st
 def allocator() -> str:
     """The allocator this process runs under, for the benchmarks' figures."""
     return os.environ.get(SWITCH) or "pymalloc"
+
+
+def malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, which hands the free heap back to the system (:class:`apps.server.MemoryRelease`);
+    None off glibc (macOS, musl, Windows), where the allocator is left alone."""
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        return None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import ipaddress
 import os
@@ -19,6 +17,7 @@ from tornado.ioloop import IOLoop
 from apps import GameApp, discover_games, landing
 from apps._memory import REPORT_HISTORY, report_patterns, session_cleanup
 from apps._tables import start_sweeps
+from apps.allocator import malloc_trim
 from apps.collector import start_idle_collection
 
 
@@ -67,14 +66,6 @@ RELEASE_DELAY = 2.0
 """Seconds after a session ends before its memory is handed back (Bokeh drops the session's document then)."""
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):  # not glibc (macOS, musl, Windows): the allocator is left alone
-        return None
-
-
 class MemoryRelease:
     """After tabs close, collect their pages and hand the freed heap back to the system.
 
@@ -84,7 +75,7 @@ class MemoryRelease:
     after the sessions end bring it back. One release is pending at a time, however many tabs close."""
 
     def __init__(self) -> None:
-        self._trim = _malloc_trim()
+        self._trim = malloc_trim()
         self._pending = False
 
     def session_destroyed(self, _context: Any) -> None:
