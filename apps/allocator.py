@@ -36,7 +36,7 @@ def wants_restart(environ: Mapping[str, str], libc: str) -> bool:
 
 
 def use_system_malloc(environ: Mapping[str, str] = os.environ, argv: Sequence[str] = sys.orig_argv,
-                      execve: Callable[[str, Sequence[str], Mapping[str, str]], object] = os.execve) -> None:
+                      execve: Callable[..., object] = os.execve) -> None:
     """Start this command again, the same way, under ``PYTHONMALLOC=malloc`` (see the module); returns only when
     it need not (or, with a stand-in ``execve``, after calling it)."""
     if wants_restart(environ, platform.libc_ver()[0]):
