@@ -95,11 +95,35 @@ COUNTER_TEXTS = """([name, fid]) => {
 digits), movement costs (one or two)."""
 
 
+CELL_STREAMS = """() => jupyterapp.shell.currentWidget.content.widgets.flatMap((c, n) =>
+  c.model.type !== 'code' ? [] : Array.from({length: c.model.outputs.length}, (_, i) => c.model.outputs.get(i).toJSON())
+    .filter(o => o.output_type === 'stream' || o.output_type === 'error')
+    .map(o => `cell ${n}: ${o.output_type === 'error' ? o.ename + ': ' + o.evalue : [].concat(o.text).join('')}`))"""
+"""JS: what each code cell of the notebook printed (stdout, stderr, a raised error), for a failure's report."""
+
+
 class Live:
     """The notebook page, with its dashboards drawn, and what the browser was refused or complained of."""
 
-    def __init__(self, page, blocked: list[str], errors: list[str]) -> None:
-        self.page, self.blocked, self.errors = page, blocked, errors
+    def __init__(self, page, blocked: list[str], errors: list[str], log: Path | None = None) -> None:
+        self.page, self.blocked, self.errors, self.log = page, blocked, errors, log
+
+    @property
+    def problems(self) -> list[str]:
+        """The browser's errors but its refused loads (``blocked`` lists those): what a failure should show."""
+        return [e for e in self.errors if "Failed to load resource" not in e]
+
+    def report(self) -> str:
+        """What a failed test prints: the browser's errors and the end of JupyterLab's log (the kernel's
+        tracebacks go there)."""
+        log = self.log.read_text(errors="replace")[-4000:] if self.log is not None and self.log.exists() else ""
+        try:
+            said = self.page.evaluate(CELL_STREAMS)
+        except Exception as exc:  # a report of a failure must not fail in turn
+            said = f"(could not read the cells' outputs: {exc})"
+        return (f"browser errors ({len(self.problems)}): {self.problems[-10:]}\nrefused: {len(self.blocked)}\n"
+                f"--- what the cells printed (streams and errors) ---\n{str(said)[-4000:]}\n"
+                f"--- the end of JupyterLab's log ---\n{log}")
 
     def cell(self, game: str):
         return self.page.locator(".jp-Notebook .jp-Cell").nth(CELL[game])
@@ -119,7 +143,7 @@ class Live:
         while not cond():
             if time.time() > end:
                 raise AssertionError(f"{what} (waited {timeout:.0f} s; blocked: {self.blocked[:5]}; "
-                                     f"browser errors: {self.errors[:5]})")
+                                     f"browser errors: {self.problems[:5]})")
             self.page.wait_for_timeout(100)
 
     def wait_changed(self, name: str, before: str | None, what: str, timeout: float = WAIT / 1000) -> None:
@@ -144,8 +168,18 @@ def live(jupyter_lab, browser):
     jupyter_lab.run_all(page)
     for name in ("track", "board", "arena"):
         page.wait_for_function(BOARD_READY, arg=name, timeout=WAIT)
-    yield Live(page, blocked, errors)
+    yield Live(page, blocked, errors, jupyter_lab.log)
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def report_failure(request, live):
+    """After a test that failed, print what the browser complained of and what the kernel logged: a failure in CI
+    is read from its output alone."""
+    yield
+    call = getattr(request.node, "rep_call", None)
+    if call is not None and call.failed:
+        print(live.report())
 
 
 # --- Man-Kzin Wars: a card, then decisions -----------------------------------------------------------------
@@ -224,7 +258,7 @@ def decide_in_kzin(live: Live, turn: int) -> None:
         except AssertionError:
             if time.time() > end:
                 raise AssertionError(f"the turn did not move on after a decision (pressed for "
-                                     f"{3 * WAIT / 1000:.0f} s; browser errors: {live.errors[:5]})") from None
+                                     f"{3 * WAIT / 1000:.0f} s; browser errors: {live.problems[:5]})") from None
 
 
 def test_kzin_decisions_move_the_marker_on_the_track(live):
