@@ -97,9 +97,13 @@ digits), movement costs (one or two)."""
 
 CELL_STREAMS = """() => jupyterapp.shell.currentWidget.content.widgets.flatMap((c, n) =>
   c.model.type !== 'code' ? [] : Array.from({length: c.model.outputs.length}, (_, i) => c.model.outputs.get(i).toJSON())
-    .filter(o => o.output_type === 'stream' || o.output_type === 'error')
-    .map(o => `cell ${n}: ${o.output_type === 'error' ? o.ename + ': ' + o.evalue : [].concat(o.text).join('')}`))"""
-"""JS: what each code cell of the notebook printed (stdout, stderr, a raised error), for a failure's report."""
+    .filter(o => o.output_type === 'stream' || o.output_type === 'error'
+                 || (o.data && String(o.data['text/html'] || '').includes('<pre>')))
+    .map(o => `cell ${n}: ${o.output_type === 'error' ? o.ename + ': ' + o.evalue
+                            : o.text !== undefined ? [].concat(o.text).join('')
+                            : [].concat(o.data['text/html']).join('')}`))"""
+"""JS: what each code cell of the notebook printed (stdout, stderr, a raised error, and the tracebacks of callbacks
+that raised, which Panel's ``console_output`` shows under the cell as HTML), for a failure's report."""
 
 
 class Live:
