@@ -59,30 +59,131 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def lab_command(notebooks: Path, extra: Sequence[str] = ()) -> list[str]:
-    """The JupyterLab command line, run by this environment's Python so the kernel sees ``engine``."""
+def lab_command(notebooks: Path, extra: Sequence[str] = (), static: Path | None = None) -> list[str]:
+    """The JupyterLab command line, run by this environment's Python so the kernel sees ``engine``; ``static``
+    (:func:`panel_stylesheets`) is served among the server's static files."""
     if not notebooks.is_dir():
         raise FileNotFoundError(f"no notebooks folder at {notebooks}: run dojo lab from a clone of the project")
     cmd = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={notebooks}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # Jupyter refuses to start as root otherwise (containers, CI machines)
+    if static is not None:
+        cmd.append(f"--ServerApp.extra_static_paths={static}")
     return [*cmd, *extra]
 
 
-def lab_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+def lab_environment(environ: Mapping[str, str] = os.environ, cdn_root: str | None = None) -> dict[str, str]:
     """JupyterLab's environment, which its kernels inherit: Panel inlines its JS and CSS (``PANEL_INLINE``, the
     environment form of ``pn.extension(inline=True)``), so a notebook's dashboards and plots load from the
-    installed packages and work offline, not from a CDN. A value the user set is kept."""
-    return {**environ, "PANEL_INLINE": environ.get("PANEL_INLINE", "true")}
+    installed packages and work offline, not from a CDN.
+
+    Panel inlines a pane's stylesheets only when the cell is first shown; a pane it updates later (a status line
+    at the next turn) links them from Panel's CDN again. ``cdn_root`` (:func:`lab_cdn_root`) is given to Panel as
+    ``PANEL_CDN_ROOT``, its own setting for air-gapped machines, so those links go to the Jupyter server itself.
+    A value the user set is kept."""
+    env = {**environ, "PANEL_INLINE": environ.get("PANEL_INLINE", "true")}
+    if cdn_root is not None:
+        env["PANEL_CDN_ROOT"] = environ.get("PANEL_CDN_ROOT", cdn_root)
+    return env
+
+
+def lab_option(jupyter_args: Sequence[str], *flags: str) -> str | None:
+    """The value of the first of ``flags`` given on JupyterLab's command line (``--flag=value`` or ``--flag
+    value``), else None."""
+    for i, arg in enumerate(jupyter_args):
+        for flag in flags:
+            if arg.startswith(f"{flag}="):
+                return arg.split("=", 1)[1]
+            if arg == flag and i + 1 < len(jupyter_args):
+                return jupyter_args[i + 1]
+    return None
+
+
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+
+def lab_cdn_root(jupyter_args: Sequence[str]) -> str | None:
+    """Where the Jupyter server started with ``jupyter_args`` serves :func:`panel_stylesheets`, as the absolute URL
+    Panel needs for ``PANEL_CDN_ROOT`` (it inlines only what an ``http`` URL names); None unless the port is given
+    and the server listens on this machine only (a browser elsewhere would not reach ``localhost``)."""
+    ip = lab_option(jupyter_args, "--ServerApp.ip", "--ip") or "localhost"
+    port = lab_option(jupyter_args, "--ServerApp.port", "--port")
+    if port is None or ip not in LOOPBACK:
+        return None
+    base = lab_option(jupyter_args, "--ServerApp.base_url", "--base_url") or "/"
+    host = f"[{ip}]" if ":" in ip else ip
+    return f"http://{host}:{port}/{base.strip('/') + '/' if base.strip('/') else ''}static/{PANEL_FILES}/"
+
+
+def free_lab_port(ip: str = "localhost", first: int = 8888, tries: int = 50) -> int | None:
+    """The first port from ``first`` (Jupyter's default) that nothing listens on, as Jupyter's own retries
+    would find it, or None."""
+    import socket
+
+    for port in range(first, first + tries):
+        with socket.socket() as probe:
+            try:
+                probe.bind((ip, port))
+            except OSError:
+                continue
+            return port
+    return None
+
+
+PANEL_FILES = "panel"
+"""The folder of :func:`panel_stylesheets`, under the Jupyter server's ``static/`` URL."""
+PANEL_STYLESHEETS = ("css", "bundled/theme", "assets")
+"""What Panel links from its CDN for the panes of a page: their stylesheets, the design's, and the images those
+use (the loading spinners)."""
+
+
+def panel_stylesheets(folder: Path | None = None) -> Path | None:
+    """A folder for the Jupyter server's static files with Panel's stylesheets where Panel's CDN has them
+    (``panel/<version>/dist/css/...``), copied from the installed Panel once per version; None if there is no
+    Panel or the folder cannot be written (the links then go to the CDN, as before).
+
+    Copied, not linked: Jupyter refuses a static file whose real path lies outside its static folders."""
+    import json
+    import shutil
+    import tempfile
+
+    spec = importlib.util.find_spec("panel")  # found, not imported: the engine has no UI import
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    package = Path(next(iter(spec.submodule_search_locations)))
+    folder = folder or Path(sys.prefix) / "share" / "tabletop-dojo" / "jupyter-static"
+    try:
+        version = json.loads((package / "package.json").read_text())["version"].split("+")[0]
+        dist = folder / PANEL_FILES / version / "dist"
+        if not dist.is_dir():
+            dist.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=dist.parent) as scratch:  # whole or not at all
+                for part in PANEL_STYLESHEETS:
+                    shutil.copytree(package / "dist" / part, Path(scratch) / "dist" / part)
+                try:
+                    (Path(scratch) / "dist").rename(dist)
+                except OSError:
+                    if not dist.is_dir():  # else another dojo lab copied it first
+                        raise
+    except (OSError, ValueError, KeyError):
+        return None
+    return folder
 
 
 def _lab(args: argparse.Namespace) -> int:
+    jupyter_args = list(args.jupyter_args)
+    static = panel_stylesheets()
+    if static is not None and lab_option(jupyter_args, "--ServerApp.port", "--port") is None:
+        port = free_lab_port(lab_option(jupyter_args, "--ServerApp.ip", "--ip") or "localhost")
+        if port is not None:  # the stylesheets' URL names the port: Jupyter must not move to another
+            jupyter_args += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     try:
-        cmd = lab_command(REPO / "notebooks", args.jupyter_args)
+        cmd = lab_command(REPO / "notebooks", jupyter_args, static)
     except FileNotFoundError as exc:
         print(f"dojo lab: {exc}", file=sys.stderr)
         return 2
-    return run_instead(cmd, lab_environment())
+    cdn_root = lab_cdn_root(jupyter_args) if static is not None else None
+    return run_instead(cmd, lab_environment(cdn_root=cdn_root))
 
 
 def run_instead(cmd: Sequence[str], env: Mapping[str, str] | None = None) -> int:

@@ -20,7 +20,7 @@ import panel as pn
 
 from apps._browser import BOARD_READY as BOARD_READY  # the page predicates, shared with the benchmarks and soak
 from apps._browser import HAS_TEXT as HAS_TEXT
-from engine.cli import lab_command, lab_environment
+from engine.cli import lab_cdn_root, lab_command, lab_environment, panel_stylesheets
 
 TO_PAGE = """([name, x, y]) => {
   const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
@@ -204,12 +204,14 @@ class JupyterLab:
         }.items():
             (settings / rel).parent.mkdir(parents=True, exist_ok=True)
             (settings / rel).write_text(json.dumps(value))
-        cmd = lab_command(self.root, [
-            "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={self.TOKEN}", "--LabApp.expose_app_in_browser=True",
-            f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={self.home / 'workspaces'}",
-        ])
-        env = {**lab_environment(), "JUPYTER_RUNTIME_DIR": str(self.home / "runtime"),
+        static = panel_stylesheets()
+        args = ["--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.TOKEN}",
+                "--LabApp.expose_app_in_browser=True",
+                f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={self.home / 'workspaces'}"]
+        cmd = lab_command(self.root, args, static)
+        cdn_root = lab_cdn_root(args) if static is not None else None
+        env = {**lab_environment(cdn_root=cdn_root), "JUPYTER_RUNTIME_DIR": str(self.home / "runtime"),
                "JUPYTER_DATA_DIR": str(self.home / "data"), "JUPYTER_CONFIG_DIR": str(self.home / "config"),
                "TABLETOP_DOJO_DATA": str(self.home / "dojo-data")}
         with self.log.open("w") as out:  # not a PIPE: nothing reads it, and a full pipe would block the server

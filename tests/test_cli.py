@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from browser_helpers import free_port, wait_until_live
@@ -61,22 +62,86 @@ def test_game_sub_commands_are_discovered_from_game_packages(make_package, capsy
         cli.main(["core"], package=package)
 
 
-def test_lab_runs_jupyterlab_on_the_notebooks_of_this_clone(monkeypatch):
+def test_lab_runs_jupyterlab_on_the_notebooks_of_this_clone(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(cli, "run_instead", lambda argv, env: calls.append((argv, env)) or 0)
     monkeypatch.setattr(cli.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(cli, "panel_stylesheets", lambda: tmp_path)
     monkeypatch.delenv("PANEL_INLINE", raising=False)
+    monkeypatch.delenv("PANEL_CDN_ROOT", raising=False)
     cli.main(["lab", "--port", "8890", "--no-browser"])
     [(argv, env)] = calls
     assert env["PANEL_INLINE"] == "true"  # the kernels load Panel and Bokeh inline: notebooks work offline
+    # and the panes Panel updates later link their stylesheets from the Jupyter server, not from the CDN
+    assert env["PANEL_CDN_ROOT"] == "http://localhost:8890/static/panel/"
     assert argv[:4] == [sys.executable, "-m", "jupyter", "lab"]
     assert argv[4] == f"--ServerApp.root_dir={cli.REPO / 'notebooks'}"
-    assert argv[5:] == ["--port", "8890", "--no-browser"]
+    assert argv[5:] == [f"--ServerApp.extra_static_paths={tmp_path}", "--port", "8890", "--no-browser"]
     assert (cli.REPO / "notebooks" / "00_dice_and_odds.ipynb").is_file()
+
+
+def test_lab_without_a_port_chooses_one_for_the_stylesheets_url(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(cli, "run_instead", lambda argv, env: calls.append((argv, env)) or 0)
+    monkeypatch.setattr(cli, "panel_stylesheets", lambda: tmp_path)
+    monkeypatch.setattr(cli, "free_lab_port", lambda ip: 8893)
+    monkeypatch.delenv("PANEL_CDN_ROOT", raising=False)
+    cli.main(["lab"])
+    [(argv, env)] = calls
+    assert argv[-2:] == ["--ServerApp.port=8893", "--ServerApp.port_retries=0"]  # Jupyter may not move elsewhere
+    assert env["PANEL_CDN_ROOT"] == "http://localhost:8893/static/panel/"
+
+
+def test_lab_without_panels_stylesheets_leaves_the_cdn_as_it_was(monkeypatch):
+    calls = []
+    monkeypatch.setattr(cli, "run_instead", lambda argv, env: calls.append((argv, env)) or 0)
+    monkeypatch.setattr(cli, "panel_stylesheets", lambda: None)
+    monkeypatch.delenv("PANEL_CDN_ROOT", raising=False)
+    cli.main(["lab", "--port", "8890"])
+    [(argv, env)] = calls
+    assert "PANEL_CDN_ROOT" not in env and not any("extra_static_paths" in a for a in argv)
 
 
 def test_lab_keeps_a_panel_inline_setting_of_the_user():
     assert cli.lab_environment({"PANEL_INLINE": "false", "HOME": "/h"}) == {"PANEL_INLINE": "false", "HOME": "/h"}
+    mine = {"PANEL_INLINE": "true", "PANEL_CDN_ROOT": "https://mirror.example/panel/"}
+    assert cli.lab_environment(mine, cdn_root="http://localhost:8888/static/panel/") == mine
+
+
+@pytest.mark.parametrize(("args", "root"), [
+    (["--port", "8890"], "http://localhost:8890/static/panel/"),
+    (["--ServerApp.port=9000", "--ServerApp.ip=127.0.0.1"], "http://127.0.0.1:9000/static/panel/"),
+    (["--port=9000", "--ServerApp.base_url=/user/ana/"], "http://localhost:9000/user/ana/static/panel/"),
+    (["--port", "9000", "--ip", "::1"], "http://[::1]:9000/static/panel/"),
+    (["--port", "9000", "--ip", "0.0.0.0"], None),  # a browser on another machine would not reach localhost
+    (["--no-browser"], None),  # no port: the URL cannot be known
+])
+def test_lab_cdn_root_names_this_server(args, root):
+    assert cli.lab_cdn_root(args) == root
+
+
+def test_panel_stylesheets_copies_panels_css_where_its_cdn_has_them(tmp_path):
+    import json
+
+    import panel
+
+    folder = cli.panel_stylesheets(tmp_path / "static")
+    assert folder == tmp_path / "static"
+    version = json.loads((Path(panel.__file__).parent / "package.json").read_text())["version"].split("+")[0]
+    dist = folder / "panel" / version / "dist"
+    assert (dist / "css" / "loading.css").read_bytes() == (Path(panel.__file__).parent / "dist" / "css" /
+                                                          "loading.css").read_bytes()
+    assert (dist / "bundled" / "theme" / "default.css").is_file() and (dist / "assets").is_dir()
+    assert not (dist / "bundled" / "bootstrap5").exists()  # the stylesheets of panes only, not Panel's 100 MB
+    (dist / "css" / "loading.css").write_text("kept")  # a second call copies nothing again
+    assert cli.panel_stylesheets(tmp_path / "static") == folder and (dist / "css" / "loading.css").read_text() == "kept"
+    assert [p.name for p in (folder / "panel" / version).iterdir()] == ["dist"]  # no scratch folder left behind
+
+
+def test_panel_stylesheets_that_cannot_be_written_are_none(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert cli.panel_stylesheets(blocked / "static") is None
 
 
 def test_lab_as_root_allows_root(monkeypatch):
