@@ -156,6 +156,7 @@ class _Context:
         self.figs = {f["id"]: f for f in view["figures"]}
         self.scores = chit_scores(self.crt)
         self._objectives: list[int] | None = None
+        self._stacks: list[int] | None = None
 
     # --- positions ---------------------------------------------------------------------------------
     def pos(self, fid: str) -> int:
@@ -220,7 +221,9 @@ class _Context:
         f = self.figs[a.figure]
         bonus = self.player == CLONE_MASTER and a.figure == "CM" and self.view["bonus_mp"] > 0
         to = self.board.square(a.square)
-        stacks = self.state.stacks()
+        if self._stacks is None:  # once a decision, not once a move scored (a quarter of a game's time was here)
+            self._stacks = self.state.stacks()
+        stacks = self._stacks
         if to in self.taken():
             return -20.0  # the bot never stops on another counter (the rules allow it mid-phase)
         if f["pos"] in stacks:

@@ -134,3 +134,32 @@ def test_cli_simulate_json(capsys):
     assert args.func(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["games"] == 3 and sum(out["results"].values()) == 3
+
+
+def test_a_decisions_scores_are_the_same_with_the_stacks_worked_out_once():
+    """The bot works out the shared squares once a decision, not once a move scored: every move of every decision
+    of a seeded random game (random, so that counters do stop on one another), stacks on the board or not, scores
+    as it does on a context of its own."""
+    from engine.core.rng import sample_outcome
+    from engine.kf2100.actions import Move
+    from engine.kf2100.bots import _Context
+
+    game = KungFuGame("basic")
+    rng, state = make_rng(3), game.new_initial_state()
+    stacked = compared = 0
+    while not state.is_terminal() and compared < 2000:
+        p = state.current_player()
+        if p < 0:
+            state.apply_action(sample_outcome(state.chance_outcomes(), rng))
+            continue
+        moves = [a for a in state.legal_actions() if isinstance(a, Move)]
+        if moves:
+            view = state.player_view(p)
+            shared = _Context(state, view, p)
+            assert [shared.move_gain(a) for a in moves] == [_Context(state, view, p).move_gain(a) for a in moves]
+            assert shared._stacks == state.stacks()  # what every move was scored with: this position's stacks
+            stacked += bool(state.stacks())
+            compared += len(moves)
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+    assert compared >= 2000 and stacked > 0, (compared, stacked)
