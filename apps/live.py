@@ -1,17 +1,21 @@
-"""Changes that reach a page's HoloViews charts from another browser at the same table (every game's pages).
+"""Changes that reach a page from another browser at the same table (every game's pages).
 
 A table's pages are built over one session, so a click in one browser changes parameters that every page's
 views watch. Panel's own panes carry such a change to each other document themselves (``Reactive`` schedules
-it under that document's lock). A HoloViews stream does not: its plot sees that its document is not the one
-being processed and re-schedules the refresh on its document's next tick, but the callback inherits the
-current document of the browser that clicked (a context variable), so the refresh finds itself blocked again
-and is scheduled again, for ever, and that browser's chart never changes. :func:`run_on` runs a chart's update
-on the chart's own document instead: at once when that document is the one being processed (or there is no
-server), else on its next tick with it as the current document (``pn.state.execute`` under Panel's public
-``set_curdoc``), or once it has loaded if it has not yet (a refresh before then would wait for the load the same
-way, and for ever if the tab closed first: its session, blocked, would never be discarded).
-:func:`in_this_document` gives a page a copy of a session's parameters that changes that way, for DynamicMaps
-bound with ``pn.bind``.
+it under that document's lock), but one model at a time: each on a tick of its own, each sent as a message of
+its own, each laid out again by the browser (measured on the Man-Kzin Wars page: a dozen messages a move, about
+100 ms of layout each in the other browser). A HoloViews stream does not carry it at all: its plot sees that
+its document is not the one being processed and re-schedules the refresh on its document's next tick, but the
+callback inherits the current document of the browser that clicked (a context variable), so the refresh finds
+itself blocked again and is scheduled again, for ever, and that browser's chart never changes.
+
+So a page's views follow a copy of the session's parameters made in the page's own document
+(:func:`in_this_document`), which changes as the page (:func:`run_on`): at once when that document is the one
+being processed (or there is no server), else on its next tick with it as the current document
+(``pn.state.execute`` under Panel's public ``set_curdoc``), or once it has loaded if it has not yet (a refresh
+before then would wait for the load the same way, and for ever if the tab closed first: its session, blocked,
+would never be discarded). The change runs under ``pn.io.hold(doc, freeze=True)``: everything it changes on
+that page goes to the browser as one message, and Bokeh works out the document's models once, not once a pane.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import panel as pn
 import param
@@ -34,16 +38,24 @@ def page_document() -> Document | None:
 
 
 def run_on(doc: Document | None, fn: Callable[[], Any]) -> None:
-    """Run ``fn`` as the page of ``doc``: now if ``doc`` is being processed (or is None), else on its next tick,
-    or when it has loaded."""
-    if doc is None or pn.state.curdoc is doc:
+    """Run ``fn`` as the page of ``doc``, its changes held and sent together: now if ``doc`` is being processed
+    (or is None: no hold), else on its next tick, or when it has loaded."""
+    if doc is None:
         fn()
+        return
+
+    def held() -> None:
+        with pn.io.hold(doc, freeze=True):  # nested in a click's own hold (apps.commands), it joins that one
+            fn()
+
+    if pn.state.curdoc is doc:
+        held()
         return
     with set_curdoc(doc):
         if pn.state.loaded:
-            pn.state.execute(fn, schedule=True)
+            pn.state.execute(held, schedule=True)
         else:
-            pn.state.onload(fn)
+            pn.state.onload(held)
 
 
 def on_page_of(doc: Document | None, fn: Callable[[], Any]) -> Callable[..., None]:
@@ -58,7 +70,7 @@ def _copy_class(names: tuple[str, ...]) -> type[param.Parameterized]:
 
 def in_this_document(source: param.Parameterized, *names: str) -> param.Parameterized:
     """``source``'s parameters ``names``, copied into the page being built: a copy that changes on this page's own
-    document (:func:`run_on`), for the page's DynamicMaps to be bound to instead of the shared session's."""
+    document (:func:`run_on`), for the page's views to be bound to instead of the shared session's."""
     doc = page_document()
     copy = _copy_class(names)(**{n: getattr(source, n) for n in names})
     source.param.watch(lambda *events: run_on(doc, partial(copy.param.update, **{e.name: e.new for e in events})),
@@ -66,4 +78,20 @@ def in_this_document(source: param.Parameterized, *names: str) -> param.Paramete
     return copy
 
 
-__all__ = ["in_this_document", "on_page_of", "page_document", "run_on"]
+class PageView(pn.viewable.Viewer):
+    """A part of a page over a session that a table's pages share: its content binds to ``live`` (the session's
+    parameters :attr:`LIVE`, copied into this page's document), not to the session's own, so another browser's
+    move changes it on one tick of this page, with the rest of the page, in one message."""
+
+    live = param.Parameter(default=None, doc="The session's parameters as this page's document has them "
+                           "(in_this_document): one copy for a whole page, made here when none is given.")
+    LIVE: ClassVar[tuple[str, ...]] = ()
+    """The session's parameters the views of this kind of part follow."""
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if self.live is None:
+            self.live = in_this_document(self.session, *self.LIVE)  # type: ignore[attr-defined]
+
+
+__all__ = ["PageView", "in_this_document", "on_page_of", "page_document", "run_on"]

@@ -16,6 +16,7 @@ import param
 from apps._files import GameFiles
 from apps.commands import on_page
 from apps.kzin import views
+from apps.live import PageView
 from engine.core.session import Level, Notice
 from engine.kzin.cards import HUMAN_FLEET, TACTICS
 from engine.kzin.rules import RULE_OPTIONS, KzinAction
@@ -41,6 +42,14 @@ TILE_CSS = """
 """
 
 
+class KzinView(PageView):
+    """A part of the Man-Kzin Wars page: its views follow the session's parameters as this page has them."""
+
+    session = param.ClassSelector(class_=KzinSession)
+    LIVE = ("version", "selection", "guess", "predict", "notice", "predictions", "advisor", "advisor_rollouts",
+            "running_odds", "last_move")
+
+
 def tile_class(card_type: str) -> str:
     """The CSS class of a tile of this card type (its colour)."""
     return "type-" + "".join(c if c.isalnum() else "-" for c in card_type.lower())
@@ -52,14 +61,19 @@ stylesheet (a stylesheet is a Bokeh model; changed from another browser's click,
 build it in that browser's document, and Bokeh refuses a model in two documents)."""
 
 
-class CardTiles(pn.viewable.Viewer):
+TILE_POOL_STEP = 8
+"""Tiles the pool grows by when the cards in play outnumber it. A new tile changes the tiles' box, and a browser
+draws a changed box again whole, every tile with it (measured: 1.3-1.6 s of the other browser's time at a table,
+where a tile relabelled or shown takes a few ms); a game that keeps its cards has up to 26 in play."""
+
+
+class CardTiles(KzinView):
     """The Human Fleets and Tactics in play, one tile a copy: a click selects or unselects it for the battle.
 
     The tiles are a pool of buttons that follows the table: a tile is shown, relabelled or hidden when the
     cards or the selection change, never built again, so a click always lands on a live button and a long
     game does not pile up widgets."""
 
-    session = param.ClassSelector(class_=KzinSession)
     may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
@@ -68,16 +82,16 @@ class CardTiles(pn.viewable.Viewer):
         self._keys: list[tuple[int, int]] = []  # (kind, copy) of each shown tile
         self._box = pn.FlexBox(margin=0)
         self._empty = pn.pane.Markdown("No Human Fleet or Tactics card in play.", styles={"color": "#6b7280"})
-        self.session.param.watch(self._follow, ["version", "selection"])
+        self.live.param.watch(self._follow, ["version", "selection"])
         self._follow()
 
     def _follow(self, *_events: Any) -> None:
         table = [v for v in self.session.table() if v.type in (HUMAN_FLEET, TACTICS)]
-        while len(self.buttons) < len(table):
-            slot = len(self.buttons)
-            tile = pn.widgets.Button(margin=4, css_classes=["tile"], stylesheets=[TILE_STYLES])
-            tile.on_click(lambda _e, slot=slot: self._clicked(slot))
-            self.buttons.append(tile)
+        while len(self.buttons) < len(table):  # the pool grows a row of tiles at a time (see TILE_POOL_STEP)
+            for slot in range(len(self.buttons), len(self.buttons) + TILE_POOL_STEP):
+                tile = pn.widgets.Button(margin=4, css_classes=["tile"], stylesheets=[TILE_STYLES], visible=False)
+                tile.on_click(lambda _e, slot=slot: self._clicked(slot))
+                self.buttons.append(tile)
         for slot, tile in enumerate(self.buttons):
             if slot >= len(table):
                 if tile.visible:
@@ -119,26 +133,26 @@ class CardTiles(pn.viewable.Viewer):
         return pn.Column(self._box, self._empty, margin=0, sizing_mode="stretch_width")
 
 
-class Decisions(pn.viewable.Viewer):
+class Decisions(KzinView):
     """Defend or fall back in an Invasion, attack or pass in a Liberation; why a disabled one cannot be taken."""
 
-    session = param.ClassSelector(class_=KzinSession)
     may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        s = self.session
+        s, live = self.session, self.live
         self.buttons: dict[str, pn.widgets.Button] = {}
         for action in DECISIONS:
             button = pn.widgets.Button(
                 label=str(action).capitalize(), width=110, margin=(4, 6),
                 color="primary" if str(action) in ("defend", "attack") else "default",
-                visible=pn.bind(lambda _v, a=action: a in s.decisions(), s.param.version),
-                disabled=pn.bind(lambda _v, _sel, a=action: not s.can(a)[0], s.param.version, s.param.selection))
+                visible=pn.bind(lambda _v, a=action: a in s.decisions(), live.param.version),
+                disabled=pn.bind(lambda _v, _sel, a=action: not s.can(a)[0], live.param.version,
+                                 live.param.selection))
             button.on_click(on_page(partial(self.decide, action), s))
             self.buttons[str(action)] = button
-        self.reasons = pn.pane.HTML(pn.bind(lambda _v, _sel: views.reasons_html(s), s.param.version,
-                                            s.param.selection),
+        self.reasons = pn.pane.HTML(pn.bind(lambda _v, _sel: views.reasons_html(s), live.param.version,
+                                            live.param.selection),
                                     styles={"color": "#6b7280", "font-size": "13px"}, margin=(0, 8))
 
     def decide(self, action: KzinAction) -> bool:
@@ -150,10 +164,9 @@ class Decisions(pn.viewable.Viewer):
         return pn.Column(pn.Row(*self.buttons.values(), margin=(4, 0)), self.reasons, sizing_mode="stretch_width")
 
 
-class GameControls(pn.viewable.Viewer):
+class GameControls(KzinView):
     """The seed and rule options of the next game, New game, and the game files (save, load, resume)."""
 
-    session = param.ClassSelector(class_=KzinSession)
     autosave = param.Boolean(default=False, doc="Keep the game on disk after every change (a served page).")
     may_act = param.Callable(default=None, doc="Called with move=False before a new game or a file: a table's "
                              "page refuses a watcher there (and says why); None on a page of one's own.")
@@ -176,7 +189,7 @@ class GameControls(pn.viewable.Viewer):
         self.new = pn.widgets.Button(label="New game", color="primary", margin=(22, 6, 4, 6))
         self.new.on_click(on_page(self.new_game))
         self.files = GameFiles("kzin", self._filename(), s, self.load_text, self.autosave, refuse=self._refuse_file)
-        s.param.watch(self._follow_game, ["version"])
+        self.live.param.watch(self._follow_game, ["version"])
 
     def new_game(self) -> bool:
         """Start a new game with the seed and rule options in the controls; a bad field keeps the game."""

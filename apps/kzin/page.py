@@ -14,7 +14,7 @@ import panel as pn
 import param
 
 from apps.kzin import charts, views
-from apps.kzin.controls import CardTiles, Decisions, GameControls
+from apps.kzin.controls import CardTiles, Decisions, GameControls, KzinView
 from apps.kzin.panels import LEFT_TABLE, Advisor, RunningOdds
 from apps.live import in_this_document
 from engine.core.session import Notice
@@ -60,12 +60,17 @@ class KzinPage(pn.viewable.Viewer):
             params["session"] = KzinSession()
         super().__init__(**params)
         s = self.session
-        self.tiles = CardTiles(session=s, may_act=self.may_act)
-        self.decisions = Decisions(session=s, may_act=self.may_act)
-        self.controls = GameControls(session=s, autosave=self.autosave, may_act=self.may_act,
+        # Every part follows one copy of the session's parameters made in this page's document: at a table another
+        # browser's move changes the shared session while its own document is current, and the copy brings the
+        # change to this page on one tick of its own, in one message (see apps.live).
+        self.live = in_this_document(s, *KzinView.LIVE)
+        parts = {"session": s, "live": self.live}
+        self.tiles = CardTiles(**parts, may_act=self.may_act)
+        self.decisions = Decisions(**parts, may_act=self.may_act)
+        self.controls = GameControls(**parts, autosave=self.autosave, may_act=self.may_act,
                                      secret_seed=self.secret_seed)
-        self.advisor = Advisor(session=s, may_act=self.may_act)
-        self.running = RunningOdds(session=s, rollouts=self.running_rollouts)
+        self.advisor = Advisor(**parts, may_act=self.may_act)
+        self.running = RunningOdds(**parts, rollouts=self.running_rollouts)
         self._layout = self._build()
 
     def _bound(self, fn: Any, *deps: Any) -> Any:
@@ -73,15 +78,12 @@ class KzinPage(pn.viewable.Viewer):
         return pn.bind(lambda *_values: fn(self.session), *deps)
 
     def _build(self) -> pn.Column:
-        s = self.session
-        v, sel = s.param.version, s.param.selection
+        s, live = self.session, self.live
+        v, sel = live.param.version, live.param.selection
         html_pane = pn.pane.HTML
         status = html_pane(self._bound(views.status_html, v), margin=(0, 10), align="center")
-        notice = html_pane(pn.bind(notice_html, s.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 10),
+        notice = html_pane(pn.bind(notice_html, live.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 10),
                            sizing_mode="stretch_width", name="notice")
-        # The charts follow a copy of the session's parameters made in this page's document: at a table another
-        # browser's move changes the shared session while its own document is current (see in_this_document).
-        live = in_this_document(s, "version", "last_move", "selection", "guess", "predict", "running_odds")
         track = pn.pane.HoloViews(charts.track(s, live), sizing_mode="stretch_width", linked_axes=False)
         table_box = box(
             "The table",
@@ -95,16 +97,16 @@ class KzinPage(pn.viewable.Viewer):
                                       value=s.predict)
         predict.param.watch(lambda e: pn.state.execute(partial(self._set_predict, predict, e.new), schedule=True),
                             "value")
-        s.param.watch(lambda e: setattr(predict, "value", e.new), "predict")  # another browser at the table
+        live.param.watch(lambda e: setattr(predict, "value", e.new), "predict")  # another browser at the table
         guess = pn.widgets.FloatInput(label="Your estimate (%)", start=0, end=100, step=1, width=140, value=None,
                                       visible=pn.bind(lambda _v, _s, p: p and s.battle() is not None, v, sel,
-                                                      s.param.predict))
+                                                      live.param.predict))
         guess.param.watch(lambda e: pn.state.execute(partial(self._take_guess, e.new), schedule=True), "value")
         self.predict_box = predict
-        s.param.watch(lambda e: None if e.new is not None else setattr(guess, "value", None), "guess")
+        live.param.watch(lambda e: None if e.new is not None else setattr(guess, "value", None), "guess")
         self.odds_guess = guess
-        calibration = html_pane(self._bound(views.calibration_html, s.param.predictions), margin=(0, 4))
-        odds = html_pane(self._bound(views.odds_html, v, sel, s.param.guess, s.param.predict), margin=(0, 4),
+        calibration = html_pane(self._bound(views.calibration_html, live.param.predictions), margin=(0, 4))
+        odds = html_pane(self._bound(views.odds_html, v, sel, live.param.guess, live.param.predict), margin=(0, 4),
                          name="odds", sizing_mode="stretch_width")
         odds_box = box("Live odds", pn.Row(predict, guess), odds, calibration,
                        forces, pn.pane.Markdown("#### The advisor", margin=(0, 4)), self.advisor)

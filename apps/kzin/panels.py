@@ -25,8 +25,9 @@ import param
 
 from apps.commands import on_page
 from apps.kzin import views
+from apps.kzin.controls import KzinView
 from engine.kzin.advisor import Advice, advise_until_sure
-from engine.kzin.session import KzinSession, estimate_turn
+from engine.kzin.session import estimate_turn
 
 LEFT_TABLE = ":host table td, :host table th { text-align: left !important; }"
 MUTED = {"color": "#6b7280", "font-size": "12px"}
@@ -43,14 +44,13 @@ async def after_redraws() -> None:
     await asyncio.sleep(REDRAWS_FIRST_S)
 
 
-class Advisor(pn.viewable.Viewer):
+class Advisor(KzinView):
     """The advisor's ranking of the options of the decision in view, and a button that plays its choice.
 
     The work (an async generator: a spinner while the rollouts run, then nothing) and what is shown (a plain
     function of the advice, the version and predict-then-see) are bound apart, so showing or hiding the advice
     never runs the rollouts again."""
 
-    session = param.ClassSelector(class_=KzinSession)
     advice = param.Parameter(default=None, doc="(version, Advice): the advice for the game at that version.")
     error = param.String(default="", doc="Why the advisor failed, if it did.")
     sure_of = param.Integer(default=-1, doc="The version whose advice is played on until the best is separated.")
@@ -60,18 +60,18 @@ class Advisor(pn.viewable.Viewer):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        s = self.session
+        s, live = self.session, self.live
         self.follow = pn.widgets.Button(
             label="Follow the advice", color="success", margin=(4, 6),
             disabled=pn.bind(lambda advice, version: self.ready(advice, version) is None, self.param.advice,
-                             s.param.version),
-            visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
+                             live.param.version),
+            visible=pn.bind(lambda _v: s.decision() is not None, live.param.version))
         self.follow.on_click(on_page(self.follow_advice, s))
         self.play_on = pn.widgets.Button(
             label="Play on to be sure", margin=(4, 6),
             disabled=pn.bind(lambda advice, version: not self.can_play_on(advice, version), self.param.advice,
-                             s.param.version),
-            visible=pn.bind(lambda _v: s.decision() is not None, s.param.version))
+                             live.param.version),
+            visible=pn.bind(lambda _v: s.decision() is not None, live.param.version))
         self.play_on.on_click(on_page(self.be_sure, s))
         # Who advises: today's rollouts, or the learned expert (the session's own parameter, so a game played
         # by "Follow the advice" follows the same one).
@@ -81,11 +81,12 @@ class Advisor(pn.viewable.Viewer):
             label="Advisor", options={"Rollouts": "rollouts", "Expert": "expert"}, value=s.advisor,
             color="primary", variant="outline", margin=(4, 6))
         self.choice.param.watch(lambda e: on_page(lambda: self.choose_advisor(e.new), s)(e), "value")
-        s.param.watch(lambda e: setattr(self.choice, "value", e.new), "advisor")
+        live.param.watch(lambda e: setattr(self.choice, "value", e.new), "advisor")
         # defer_load: Panel starts the work once the browser has loaded the page. An async update that lands
         # before then is made outside the document lock, where Panel cannot yet send it, and is lost.
-        self._work = pn.panel(pn.bind(self._think, s.param.version, s.param.advisor_rollouts, self.param.sure_of,
-                                      s.param.advisor), defer_load=True, sizing_mode="stretch_width")
+        self._work = pn.panel(pn.bind(self._think, live.param.version, live.param.advisor_rollouts,
+                                      self.param.sure_of, live.param.advisor), defer_load=True,
+                              sizing_mode="stretch_width")
         # What the work shows, made once: a step of the work changes a text or a visibility, never a whole pane.
         self._busy = pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6)),
                             pn.pane.HTML(self.param.thinking.rx.pipe(
@@ -95,7 +96,7 @@ class Advisor(pn.viewable.Viewer):
                                     visible=self.param.error.rx.pipe(bool), name="advisor-failed")
         # The advice as shown: a text and the options' table, each made once and bound (a new pane per advice made
         # Panel build and send new models, and lay the page out again, at every move of every page at a table).
-        deps = (self.param.advice, s.param.version, s.param.predict, s.param.guess)
+        deps = (self.param.advice, live.param.version, live.param.predict, live.param.guess)
         self._said = pn.pane.HTML(pn.bind(lambda *d: self._show(*d)[0], *deps), sizing_mode="stretch_width",
                                   name="advice")
         self._options = pn.pane.DataFrame(pn.bind(lambda *d: self._show(*d)[1], *deps), index=False,
@@ -192,10 +193,9 @@ class Advisor(pn.viewable.Viewer):
                          pn.Row(self.follow, self.play_on), sizing_mode="stretch_width")
 
 
-class RunningOdds(pn.viewable.Viewer):
+class RunningOdds(KzinView):
     """Estimates the chance of winning the game from the start of every turn, by rollouts, as the game goes."""
 
-    session = param.ClassSelector(class_=KzinSession)
     rollouts = param.Integer(default=2000, bounds=(100, None), doc="Rollouts per turn.")
     busy = param.Boolean(default=False, doc="Estimates are being worked out.")
     progress = param.Number(default=1.0, bounds=(0, 1), doc="How far the estimates of this move are.")
@@ -204,7 +204,7 @@ class RunningOdds(pn.viewable.Viewer):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self._work = pn.panel(pn.bind(self._estimate, self.session.param.version), defer_load=True,
+        self._work = pn.panel(pn.bind(self._estimate, self.live.param.version), defer_load=True,
                               sizing_mode="stretch_width")  # started once the page is loaded (see Advisor)
         # Made once and bound (see the module's docstring): the progress bar shows only for several turns at once.
         self._bar = pn.indicators.Progress(value=self.param.progress.rx.pipe(lambda p: round(100 * p)), max=100,
