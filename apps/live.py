@@ -14,8 +14,9 @@ So a page's views follow a copy of the session's parameters made in the page's o
 being processed (or there is no server), else on its next tick with it as the current document
 (``pn.state.execute`` under Panel's public ``set_curdoc``), or once it has loaded if it has not yet (a refresh
 before then would wait for the load the same way, and for ever if the tab closed first: its session, blocked,
-would never be discarded). The change runs under ``pn.io.hold(doc, freeze=True)``: everything it changes on
-that page goes to the browser as one message, and Bokeh works out the document's models once, not once a pane.
+would never be discarded). The change runs under ``pn.io.hold(doc)``: everything it changes on that page goes to the
+browser as one message. A page's charts follow a copy of their own (``charts=True``), redrawn with the
+document's models frozen and, on the page whose click made the change, after every other page's update.
 """
 
 from __future__ import annotations
@@ -37,25 +38,34 @@ def page_document() -> Document | None:
     return doc if doc is not None and doc.session_context is not None else None
 
 
-def run_on(doc: Document | None, fn: Callable[[], Any]) -> None:
+def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False) -> None:
     """Run ``fn`` as the page of ``doc``, its changes held and sent together: now if ``doc`` is being processed
-    (or is None: no hold), else on its next tick, or when it has loaded."""
+    (or is None: no hold), else on its next tick, or when it has loaded.
+
+    ``charts``: ``fn`` redraws HoloViews charts, which replace Bokeh models. It runs with the document's models
+    frozen (Bokeh works their set out again once, at the end, where each chart's redraw did it on its own: about
+    50 ms each on the Man-Kzin Wars page), and on the page being processed it runs after everything already queued
+    (``add_timeout_callback`` with no delay): the text of every other page at a table goes out before this page's
+    charts are drawn."""
     if doc is None:
         fn()
         return
 
     def held() -> None:
-        with pn.io.hold(doc, freeze=True):  # nested in a click's own hold (apps.commands), it joins that one
+        with set_curdoc(doc), pn.io.hold(doc, freeze=charts):  # in a click's own hold (apps.commands): joins it
             fn()
 
-    if pn.state.curdoc is doc:
+    current = pn.state.curdoc is doc
+    if current and not charts:
         held()
         return
     with set_curdoc(doc):
-        if pn.state.loaded:
-            pn.state.execute(held, schedule=True)
-        else:
+        if not pn.state.loaded:
             pn.state.onload(held)
+        elif current:
+            doc.add_timeout_callback(held, 0)
+        else:
+            pn.state.execute(held, schedule=True)
 
 
 def on_page_of(doc: Document | None, fn: Callable[[], Any]) -> Callable[..., None]:
@@ -68,13 +78,14 @@ def _copy_class(names: tuple[str, ...]) -> type[param.Parameterized]:
     return type("DocumentParams", (param.Parameterized,), {n: param.Parameter(default=None) for n in names})
 
 
-def in_this_document(source: param.Parameterized, *names: str) -> param.Parameterized:
+def in_this_document(source: param.Parameterized, *names: str, charts: bool = False) -> param.Parameterized:
     """``source``'s parameters ``names``, copied into the page being built: a copy that changes on this page's own
-    document (:func:`run_on`), for the page's views to be bound to instead of the shared session's."""
+    document (:func:`run_on`; ``charts``: a copy for the page's HoloViews charts), for the page's views to be bound
+    to instead of the shared session's."""
     doc = page_document()
     copy = _copy_class(names)(**{n: getattr(source, n) for n in names})
-    source.param.watch(lambda *events: run_on(doc, partial(copy.param.update, **{e.name: e.new for e in events})),
-                       list(names))
+    source.param.watch(lambda *events: run_on(doc, partial(copy.param.update, **{e.name: e.new for e in events}),
+                                              charts=charts), list(names))
     return copy
 
 

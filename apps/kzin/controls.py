@@ -19,8 +19,8 @@ from apps.kzin import views
 from apps.live import PageView
 from engine.core.session import Level, Notice
 from engine.kzin.cards import HUMAN_FLEET, TACTICS
-from engine.kzin.rules import RULE_OPTIONS, KzinAction
-from engine.kzin.session import DECISIONS, KzinSession
+from engine.kzin.rules import RULE_OPTIONS, Attack, Defend, FallBack, KzinAction, Pass
+from engine.kzin.session import KzinSession
 from engine.kzin.table import secret_seed
 
 RULE_LABELS = {
@@ -61,6 +61,7 @@ stylesheet (a stylesheet is a Bokeh model; changed from another browser's click,
 build it in that browser's document, and Bokeh refuses a model in two documents)."""
 
 
+NO_TILES = "No Human Fleet or Tactics card in play."
 TILE_POOL_STEP = 8
 """Tiles the pool grows by when the cards in play outnumber it. A new tile changes the tiles' box, and a browser
 draws a changed box again whole, every tile with it (measured: 1.3-1.6 s of the other browser's time at a table,
@@ -81,7 +82,8 @@ class CardTiles(KzinView):
         self.buttons: list[pn.widgets.Button] = []
         self._keys: list[tuple[int, int]] = []  # (kind, copy) of each shown tile
         self._box = pn.FlexBox(margin=0)
-        self._empty = pn.pane.Markdown("No Human Fleet or Tactics card in play.", styles={"color": "#6b7280"})
+        # Said or emptied, never hidden and shown (see Decisions: each would lay the page out again).
+        self._empty = pn.pane.Markdown("", styles={"color": "#6b7280"})
         self.live.param.watch(self._follow, ["version", "selection"])
         self._follow()
 
@@ -106,7 +108,9 @@ class CardTiles(KzinView):
         self._keys = [(v.kind, v.copy) for v in table]
         if len(self._box.objects) != len(self.buttons):
             self._box.objects = list(self.buttons)
-        self._empty.visible = not table
+        said = "" if table else NO_TILES
+        if self._empty.object != said:
+            self._empty.object = said
 
     def shown(self) -> list[pn.widgets.Button]:
         """The tiles on the table now, in the table's order."""
@@ -133,27 +137,58 @@ class CardTiles(KzinView):
         return pn.Column(self._box, self._empty, margin=0, sizing_mode="stretch_width")
 
 
+DECISION_SLOTS = ((Defend(), Attack()), (FallBack(), Pass()))
+"""The two decision buttons: to fight (defend in an Invasion, attack in a Liberation) and to decline (fall back in
+an Invasion, pass in a Liberation)."""
+
+
 class Decisions(KzinView):
-    """Defend or fall back in an Invasion, attack or pass in a Liberation; why a disabled one cannot be taken."""
+    """Defend or fall back in an Invasion, attack or pass in a Liberation; why a disabled one cannot be taken.
+
+    Two buttons, one to fight and one to decline, relabelled with the phase: four buttons of which the phase showed
+    two were hidden and shown at most moves, and a browser lays the whole page out again, every chart redrawn, for
+    each part hidden or shown (measured: four such layouts a move, 40-400 ms each, in another browser at a table;
+    a new label is drawn in place)."""
 
     may_act = param.Callable(default=None, doc=MAY_ACT_DOC)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         s, live = self.session, self.live
-        self.buttons: dict[str, pn.widgets.Button] = {}
-        for action in DECISIONS:
+        self.slots: list[pn.widgets.Button] = []
+        for choices in DECISION_SLOTS:
             button = pn.widgets.Button(
-                label=str(action).capitalize(), width=110, margin=(4, 6),
-                color="primary" if str(action) in ("defend", "attack") else "default",
-                visible=pn.bind(lambda _v, a=action: a in s.decisions(), live.param.version),
-                disabled=pn.bind(lambda _v, _sel, a=action: not s.can(a)[0], live.param.version,
+                label=pn.bind(lambda _v, c=choices: str(self.offered(c) or c[0]).capitalize(), live.param.version),
+                width=110, margin=(4, 6), color="primary" if choices[0] == Defend() else "default",
+                visible=pn.bind(lambda _v, c=choices: self.offered(c) is not None, live.param.version),
+                disabled=pn.bind(lambda _v, _sel, c=choices: not self._can(self.offered(c)), live.param.version,
                                  live.param.selection))
-            button.on_click(on_page(partial(self.decide, action), s))
-            self.buttons[str(action)] = button
+            button.on_click(lambda _e, c=choices: self._clicked(c))
+            self.slots.append(button)
         self.reasons = pn.pane.HTML(pn.bind(lambda _v, _sel: views.reasons_html(s), live.param.version,
                                             live.param.selection),
                                     styles={"color": "#6b7280", "font-size": "13px"}, margin=(0, 8))
+
+    def offered(self, choices: tuple[KzinAction, ...]) -> KzinAction | None:
+        """The one of ``choices`` that the game offers now (None when it offers neither: the game is over)."""
+        return next((a for a in choices if a in self.session.decisions()), None)
+
+    def _can(self, action: KzinAction | None) -> bool:
+        return action is not None and self.session.can(action)[0]
+
+    @property
+    def buttons(self) -> dict[str, pn.widgets.Button]:
+        """The decision buttons shown now, by the decision each makes ("defend", "fall back", ...)."""
+        offered = ((self.offered(c), b) for b, c in zip(self.slots, DECISION_SLOTS, strict=True))
+        return {str(a): b for a, b in offered if a is not None}
+
+    def _clicked(self, choices: tuple[KzinAction, ...]) -> None:
+        """A button's click, for the decision it showed when it was clicked (read now, made on the page's tick)."""
+        action = self.offered(choices)
+        if action is None:
+            self.session.refuse("there is no decision to make: the game is over")
+            return
+        on_page(partial(self.decide, action), self.session)(None)
 
     def decide(self, action: KzinAction) -> bool:
         if self.may_act is not None and not self.may_act():
@@ -161,7 +196,7 @@ class Decisions(KzinView):
         return self.session.attempt(self.session.play, action)
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(pn.Row(*self.buttons.values(), margin=(4, 0)), self.reasons, sizing_mode="stretch_width")
+        return pn.Column(pn.Row(*self.slots, margin=(4, 0)), self.reasons, sizing_mode="stretch_width")
 
 
 class GameControls(KzinView):

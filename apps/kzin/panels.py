@@ -32,6 +32,20 @@ from engine.kzin.session import estimate_turn
 LEFT_TABLE = ":host table td, :host table th { text-align: left !important; }"
 MUTED = {"color": "#6b7280", "font-size": "12px"}
 FAILED = {"color": "#b91c1c"}
+BUSY_CSS = """
+:host .busy { display: flex; align-items: center; gap: 10px; margin: 8px 0; }
+:host .busy::before { content: ""; flex: none; width: 14px; height: 14px; border-radius: 50%;
+  border: 3px solid #d1d5db; border-top-color: #2563eb; animation: dojo-spin 0.8s linear infinite; }
+@keyframes dojo-spin { to { transform: rotate(360deg); } }
+"""
+
+
+def busy_html(doing: str) -> str:
+    """What the advisor is doing in the background, with a spinner ('' when it is doing nothing)."""
+    return f"<div class='busy' role='status'>The advisor is {views.html.escape(doing)} in the background…</div>" \
+        if doing else ""
+
+
 REDRAWS_FIRST_S = 0.02
 """Seconds the background work of a move waits on the event loop before it starts (see :func:`after_redraws`)."""
 
@@ -88,10 +102,10 @@ class Advisor(KzinView):
                                       self.param.sure_of, live.param.advisor), defer_load=True,
                               sizing_mode="stretch_width")
         # What the work shows, made once: a step of the work changes a text or a visibility, never a whole pane.
-        self._busy = pn.Row(pn.indicators.LoadingSpinner(value=True, size=20, margin=(8, 6)),
-                            pn.pane.HTML(self.param.thinking.rx.pipe(
-                                lambda doing: f"<p>The advisor is {doing} in the background…</p>")),
-                            visible=self.param.thinking.rx.pipe(bool), name="advisor-busy")
+        # One pane whose text comes and goes (a spinner drawn by CSS, and what the advisor does): never hidden and
+        # shown again, since a browser lays the whole page out again (every chart redrawn) when a part of it is.
+        self._busy = pn.pane.HTML(self.param.thinking.rx.pipe(busy_html), stylesheets=[BUSY_CSS],
+                                  sizing_mode="stretch_width", margin=(0, 6), name="advisor-busy")
         self._failed = pn.pane.HTML(self.param.error.rx.pipe(views.html.escape), styles=FAILED,
                                     visible=self.param.error.rx.pipe(bool), name="advisor-failed")
         # The advice as shown: a text and the options' table, each made once and bound (a new pane per advice made
@@ -100,8 +114,7 @@ class Advisor(KzinView):
         self._said = pn.pane.HTML(pn.bind(lambda *d: self._show(*d)[0], *deps), sizing_mode="stretch_width",
                                   name="advice")
         self._options = pn.pane.DataFrame(pn.bind(lambda *d: self._show(*d)[1], *deps), index=False,
-                                          sizing_mode="stretch_width", stylesheets=[LEFT_TABLE],
-                                          visible=pn.bind(lambda *d: self._show(*d)[1] is not None, *deps))
+                                          sizing_mode="stretch_width", stylesheets=[LEFT_TABLE])  # empty when None
         self._shown = pn.Column(self._said, self._options, sizing_mode="stretch_width")
 
     def ready(self, advice: tuple[int, Advice] | None, version: int) -> Advice | None:

@@ -165,7 +165,7 @@ def test_play_an_invasion_and_a_liberation_save_load_and_lose(page, serve_app, c
     until(lambda: s.state.phase == "over", page)
     expect(page.get_by_text("Game over: the Kzinti won").first).to_be_visible(timeout=WAIT)
     page.wait_for_function(MARKER_ON, arg=["track", 1], timeout=WAIT)
-    assert all(b.disabled and not b.visible for b in dash.decisions.buttons.values())
+    assert not dash.decisions.buttons and all(b.disabled and not b.visible for b in dash.decisions.slots)
     expect(page.get_by_text("The game is over: start a new game below.")).to_be_visible(timeout=WAIT)
     shot(page, "5_game_over")
     assert console_errors == []

@@ -89,7 +89,8 @@ def test_buttons_and_tiles_follow_the_session_through_a_game():
     check_buttons_follow_can(page)
     buttons = page.decisions.buttons
     assert buttons["defend"].disabled  # no Fleet selected yet: defend is refused
-    assert buttons["attack"].visible is False and buttons["defend"].visible
+    assert "attack" not in buttons and buttons["defend"].visible and buttons["fall back"].visible
+    assert [b.label for b in page.decisions.slots] == ["Defend", "Fall back"]
     table = [v for v in s.table() if v.type in ("H", "T")]
     shown = tiles(page)
     assert len(shown) == len(table)
@@ -423,13 +424,13 @@ def test_predict_then_see_hides_the_advisor_too_until_the_guess():
     s = page.session
     to_battle(page, "liberation")
     said, options = page.advisor._said, page.advisor._options
-    assert "Recommended" in said.object and options.visible and len(options.object) >= 2
+    assert "Recommended" in said.object and len(options.object) >= 2
     s.predict = True
-    assert "Predict, then see" in said.object and not options.visible
+    assert "Predict, then see" in said.object and options.object is None  # shown empty: never hidden (see Decisions)
     fleet = next(v for v in s.table() if v.selectable and v.type == "H")
     page.tiles.click(fleet.kind, fleet.copy)
     s.guess = 0.3
-    assert "Recommended" in said.object and options.visible
+    assert "Recommended" in said.object and options.object is not None
     assert said is page.advisor._said and options is page.advisor._options
 
 
