@@ -32,14 +32,17 @@ RULE_LABELS = {
 }
 MAY_ACT_DOC = ("Called before every click that plays: a table's page refuses a watcher or a browser without the seat "
                "(and says why on that page only) by returning False; None on a page of one's own.")
-TILE_CSS = """
-:host(.{kind}) .bk-btn {{ height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
-  font-size: 13px; border: 1px solid #d1d5db; border-left: 7px solid {colour}; padding: 6px 10px;
-  background: #ffffff; color: #111827; }}
-:host(.{kind}.selected) .bk-btn {{ background: {colour} !important; color: #ffffff !important;
-  border-color: {colour}; box-shadow: 0 0 0 2px #111827; }}
-:host .bk-btn:disabled {{ opacity: 0.55; background: #f3f4f6; }}
+TILE_STYLES = """
+:host(.tile) .bk-btn { height: 84px; width: 178px; white-space: pre-line; text-align: left; line-height: 1.3;
+  font-size: 13px; border: 1px solid var(--tile-border); border-left: 7px solid var(--tile-colour);
+  padding: 6px 10px; background: var(--tile-background) !important; color: var(--tile-text) !important;
+  box-shadow: var(--tile-ring); }
+:host(.tile) .bk-btn:disabled { opacity: 0.55; }
 """
+"""Every tile's one stylesheet, set when the tile is made. What differs from tile to tile (its card type's colour,
+selected or not) is in CSS variables of the tile's inline ``styles``: a stylesheet is a Bokeh model (changed from
+another browser's click, at a table, Panel 1.9.4 would build it in that browser's document, and Bokeh refuses a
+model in two documents), and a change of CSS classes makes a browser lay the whole page out again."""
 
 
 class KzinView(PageView):
@@ -50,22 +53,22 @@ class KzinView(PageView):
             "running_odds", "last_move")
 
 
-def tile_class(card_type: str) -> str:
-    """The CSS class of a tile of this card type (its colour)."""
-    return "type-" + "".join(c if c.isalnum() else "-" for c in card_type.lower())
-
-
-TILE_STYLES = "".join(TILE_CSS.format(kind=tile_class(t), colour=colour) for t, colour in views.TYPE_COLOURS.items())
-"""Every tile's one stylesheet, set when the tile is made: a tile changes colour by its CSS class, never by a new
-stylesheet (a stylesheet is a Bokeh model; changed from another browser's click, at a table, Panel 1.9.4 would
-build it in that browser's document, and Bokeh refuses a model in two documents)."""
+def tile_styles(card_type: str, selected: bool) -> dict[str, str]:
+    """The CSS variables of a tile of this card type (its colour; filled with it once selected)."""
+    colour = views.TYPE_COLOURS[card_type]
+    if selected:
+        return {"--tile-colour": colour, "--tile-border": colour, "--tile-background": colour, "--tile-text": "#ffffff",
+                "--tile-ring": "0 0 0 2px #111827"}
+    return {"--tile-colour": colour, "--tile-border": "#d1d5db", "--tile-background": "#ffffff",
+            "--tile-text": "#111827", "--tile-ring": "none"}
 
 
 NO_TILES = "No Human Fleet or Tactics card in play."
 TILE_POOL_STEP = 8
-"""Tiles the pool grows by when the cards in play outnumber it. A new tile changes the tiles' box, and a browser
-draws a changed box again whole, every tile with it (measured: 1.3-1.6 s of the other browser's time at a table,
-where a tile relabelled or shown takes a few ms); a game that keeps its cards has up to 26 in play."""
+"""Tiles the pool starts with (hidden), and grows by when the cards in play outnumber it. A new tile changes the
+tiles' box, and a browser draws a changed box again whole, every tile with it (measured: 1.3-1.6 s of the other
+browser's time at a table, where a tile relabelled or shown takes a few ms); a game that keeps its cards has up to
+26 in play."""
 
 
 class CardTiles(KzinView):
@@ -89,7 +92,7 @@ class CardTiles(KzinView):
 
     def _follow(self, *_events: Any) -> None:
         table = [v for v in self.session.table() if v.type in (HUMAN_FLEET, TACTICS)]
-        while len(self.buttons) < len(table):  # the pool grows a row of tiles at a time (see TILE_POOL_STEP)
+        while len(self.buttons) < max(len(table), TILE_POOL_STEP):  # grows a row at a time (see TILE_POOL_STEP)
             for slot in range(len(self.buttons), len(self.buttons) + TILE_POOL_STEP):
                 tile = pn.widgets.Button(margin=4, css_classes=["tile"], stylesheets=[TILE_STYLES], visible=False)
                 tile.on_click(lambda _e, slot=slot: self._clicked(slot))
@@ -101,7 +104,7 @@ class CardTiles(KzinView):
                 continue
             v = table[slot]
             new = {"label": views.tile_label(v), "disabled": not v.selectable, "visible": True,
-                   "css_classes": ["tile", tile_class(v.type), *(["selected"] if v.selected else [])]}
+                   "styles": tile_styles(v.type, v.selected)}
             changed = {k: x for k, x in new.items() if getattr(tile, k) != x}
             if changed:
                 tile.param.update(**changed)

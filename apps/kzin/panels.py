@@ -46,6 +46,13 @@ def busy_html(doing: str) -> str:
         if doing else ""
 
 
+def running_html(said: str, busy: bool, progress: float) -> str:
+    """What the running odds say of themselves, after a progress bar while several turns are worked out."""
+    bar = f"<progress max='100' value='{round(100 * progress)}' style='width:100%;height:12px'></progress>" \
+        if busy else ""
+    return f"{bar}<div>{views.html.escape(said)}</div>" if said or busy else ""
+
+
 REDRAWS_FIRST_S = 0.02
 """Seconds the background work of a move waits on the event loop before it starts (see :func:`after_redraws`)."""
 
@@ -219,13 +226,11 @@ class RunningOdds(KzinView):
         super().__init__(**params)
         self._work = pn.panel(pn.bind(self._estimate, self.live.param.version), defer_load=True,
                               sizing_mode="stretch_width")  # started once the page is loaded (see Advisor)
-        # Made once and bound (see the module's docstring): the progress bar shows only for several turns at once.
-        self._bar = pn.indicators.Progress(value=self.param.progress.rx.pipe(lambda p: round(100 * p)), max=100,
-                                           active=True, height=14, sizing_mode="stretch_width", margin=(0, 10),
-                                           visible=self.param.busy)
-        self._said = pn.pane.HTML(self.param.said.rx.pipe(views.html.escape), styles=MUTED, margin=(0, 10),
-                                  visible=self.param.said.rx.pipe(bool), name="running-said")
-        self._view = pn.Column(self._work, self._bar, self._said, sizing_mode="stretch_width")
+        # Made once and bound (see the module's docstring): a progress bar in the text, for several turns at once.
+        # One pane whose text changes: a part hidden and shown makes a browser lay the whole page out again.
+        self._said = pn.pane.HTML(pn.bind(running_html, self.param.said, self.param.busy, self.param.progress),
+                                  styles=MUTED, margin=(0, 10), sizing_mode="stretch_width", name="running-said")
+        self._view = pn.Column(self._work, self._said, sizing_mode="stretch_width")
 
     async def _estimate(self, version: int) -> AsyncIterator[Any]:
         """The turns not yet estimated, each in a worker thread once the move's redraws are out (an async

@@ -101,7 +101,7 @@ def test_buttons_and_tiles_follow_the_session_through_a_game():
     shown[fleet].clicks += 1
     assert s.selection == [table[fleet].kind]
     shown = tiles(page)
-    assert shown[fleet].label.startswith("✓") and "selected" in shown[fleet].css_classes
+    assert shown[fleet].label.startswith("✓") and shown[fleet].styles["--tile-background"] == views.TYPE_COLOURS["H"]
     check_buttons_follow_can(page)
     assert not buttons["defend"].disabled
     shown[fleet].clicks += 1
