@@ -18,14 +18,13 @@ from typing import Any
 import panel as pn
 import param
 
+from apps.busy import BUSY_CSS, FAILED, busy_html
 from apps.kf2100 import charts, views
 from apps.live import on_page_of, page_document
 from engine.core import IllegalActionError
 from engine.core.rng import clone_rng
 from engine.kf2100.odds import CombatOdds
 from engine.kf2100.session import KungFuSession, outlook_open
-
-MUTED = {"color": "#6b7280", "font-size": "12px"}
 
 
 class BotTurns(pn.viewable.Viewer):
@@ -39,12 +38,16 @@ class BotTurns(pn.viewable.Viewer):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self._view = pn.panel(pn.bind(self._play, self.session.param.version), defer_load=True, margin=0)
+        # The work shows nothing itself; why it failed is a pane made once and bound (see apps.busy).
+        work = pn.panel(pn.bind(self._play, self.session.param.version), defer_load=True, margin=0)
+        failed = pn.pane.HTML(self.param.error.rx.pipe(html.escape), styles=FAILED, margin=0, name="bot-failed")
+        self._view = pn.Column(work, failed, margin=0)
 
     async def _play(self, version: int) -> AsyncIterator[Any]:
+        """The step of the bot or the dice at ``version``, ``delay`` ms after it (an async generator that shows
+        nothing itself)."""
         s = self.session
         if not s.pending or not s.pace or not self.active:
-            yield pn.pane.HTML("", margin=0)
             return
         await asyncio.sleep(self.delay / 1000)
         if s.version != version:
@@ -54,13 +57,15 @@ class BotTurns(pn.viewable.Viewer):
             action = await asyncio.to_thread(s.next_step, state, rng)
         except Exception as exc:  # the page must hear of it: a silent bot would never move
             self.error = f"The bot failed: {exc!r}"
-            yield pn.pane.HTML(html.escape(self.error), styles={"color": "#b91c1c"})
             return
         try:
             s.play_step(action, version, rng)
         except IllegalActionError:
             return  # the game moved on meanwhile (a new game, a load): the newer run takes over
-        yield pn.pane.HTML("", margin=0)
+        if self.error:
+            self.error = ""
+        return
+        yield  # an async generator that shows nothing itself
 
     def play_all(self) -> None:
         """Play every pending bot and dice step now (tests, notebooks, the benchmark)."""
@@ -80,6 +85,7 @@ class Outlook(pn.viewable.Viewer):
     max_nodes = param.Integer(default=6000, doc="Nodes of the exact search before the outlook is simulated.")
     games = param.Integer(default=400, doc="Simulated combats when the exact search is too large.")
     error = param.String(default="", doc="Why the outlook failed, if it did.")
+    working = param.String(default="", doc="What the outlook is working out in the background ('' when nothing).")
     shown = param.Tuple(default=(None, None), length=2, doc="(combat key, CombatOdds or None): what is shown; set "
                         "only when it changes, so the chart is not redrawn on every click")
     followed = param.Integer(default=0, doc="Bumped on this page's own document after each change of the game: what "
@@ -90,6 +96,10 @@ class Outlook(pn.viewable.Viewer):
         super().__init__(**params)
         s = self.session
         self._work = pn.panel(pn.bind(self._think, self.param.followed), defer_load=True, margin=0)
+        self._busy = pn.pane.HTML(self.param.working.rx.pipe(busy_html), stylesheets=[BUSY_CSS], margin=0,
+                                  name="outlook-busy")
+        self._failed = pn.pane.HTML(self.param.error.rx.pipe(html.escape), styles=FAILED, margin=0,
+                                    name="outlook-failed")
         # The outlook comes back in an async task and a move may come from another browser at the table: the
         # chart follows on this page's document either way.
         doc = page_document()
@@ -114,23 +124,25 @@ class Outlook(pn.viewable.Viewer):
         return o[1] if o is not None and key is not None and o[0] == key else None
 
     async def _think(self, _followed: int) -> AsyncIterator[Any]:
+        """The outlook of the combat in view, worked out in a worker thread (an async generator that shows nothing
+        itself: the panes bound to ``working`` and ``error`` do)."""
         s = self.session
         key = s.combat_key()
         if key is None or not outlook_open(s.state) or self.current() is not None:
-            yield pn.pane.HTML("", margin=0)
+            if self.working or self.error:
+                self.param.update(working="", error="")
             return
         state = s.state.clone()
-        yield pn.Row(pn.indicators.LoadingSpinner(value=True, size=18, margin=(4, 6)),
-                     pn.pane.HTML("<p>Working out the whole combat in the background…</p>", styles=MUTED))
+        self.working = "Working out the whole combat in the background…"
         try:
             result = await asyncio.to_thread(s.outlook_for, state, key, self.max_nodes, self.games)
         except Exception as exc:
-            self.error = f"The outlook failed: {exc!r}"
-            yield pn.pane.HTML(html.escape(self.error), styles={"color": "#b91c1c"})
+            self.param.update(error=f"The outlook failed: {exc!r}", working="")
             return
         if s.combat_key() == key:
-            self.param.update(outlook=(key, result), error="")
-        yield pn.pane.HTML("", margin=0)
+            self.param.update(outlook=(key, result), error="", working="")
+        return
+        yield  # an async generator that shows nothing itself
 
     def work_out(self) -> CombatOdds | None:
         """Work the outlook out here and now (tests, notebooks, the benchmark)."""
@@ -141,4 +153,4 @@ class Outlook(pn.viewable.Viewer):
         return self.current()
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self._work, self.chart, self.note, margin=0)
+        return pn.Column(self._work, self._busy, self._failed, self.chart, self.note, margin=0)

@@ -23,6 +23,7 @@ from typing import Any
 import panel as pn
 import param
 
+from apps.busy import BUSY_CSS, FAILED, busy_html
 from apps.commands import on_page
 from apps.kzin import views
 from apps.kzin.controls import KzinView
@@ -31,19 +32,11 @@ from engine.kzin.session import estimate_turn
 
 LEFT_TABLE = ":host table td, :host table th { text-align: left !important; }"
 MUTED = {"color": "#6b7280", "font-size": "12px"}
-FAILED = {"color": "#b91c1c"}
-BUSY_CSS = """
-:host .busy { display: flex; align-items: center; gap: 10px; margin: 8px 0; }
-:host .busy::before { content: ""; flex: none; width: 14px; height: 14px; border-radius: 50%;
-  border: 3px solid #d1d5db; border-top-color: #2563eb; animation: dojo-spin 0.8s linear infinite; }
-@keyframes dojo-spin { to { transform: rotate(360deg); } }
-"""
 
 
-def busy_html(doing: str) -> str:
-    """What the advisor is doing in the background, with a spinner ('' when it is doing nothing)."""
-    return f"<div class='busy' role='status'>The advisor is {views.html.escape(doing)} in the background…</div>" \
-        if doing else ""
+def advisor_busy(doing: str) -> str:
+    """What the advisor is doing in the background, after a spinner ('' when it is doing nothing)."""
+    return busy_html(f"The advisor is {doing} in the background…" if doing else "")
 
 
 def running_html(said: str, busy: bool, progress: float) -> str:
@@ -111,7 +104,7 @@ class Advisor(KzinView):
         # What the work shows, made once: a step of the work changes a text or a visibility, never a whole pane.
         # One pane whose text comes and goes (a spinner drawn by CSS, and what the advisor does): never hidden and
         # shown again, since a browser lays the whole page out again (every chart redrawn) when a part of it is.
-        self._busy = pn.pane.HTML(self.param.thinking.rx.pipe(busy_html), stylesheets=[BUSY_CSS],
+        self._busy = pn.pane.HTML(self.param.thinking.rx.pipe(advisor_busy), stylesheets=[BUSY_CSS],
                                   sizing_mode="stretch_width", margin=(0, 6), name="advisor-busy")
         self._failed = pn.pane.HTML(self.param.error.rx.pipe(views.html.escape), styles=FAILED,
                                     visible=self.param.error.rx.pipe(bool), name="advisor-failed")
