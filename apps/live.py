@@ -51,9 +51,7 @@ def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False)
         fn()
         return
 
-    def held() -> None:
-        with set_curdoc(doc), pn.io.hold(doc, freeze=charts):  # in a click's own hold (apps.commands): joins it
-            fn()
+    held = one_message(doc, fn, freeze=charts)  # in a click's own hold (apps.commands): it joins that one
 
     current = pn.state.curdoc is doc
     if current and not charts:
@@ -66,6 +64,20 @@ def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False)
             doc.add_timeout_callback(held, 0)
         else:
             pn.state.execute(held, schedule=True)
+
+
+def one_message(doc: Document, fn: Callable[[], Any], freeze: bool = False) -> Callable[[], None]:
+    """``fn`` as the page of ``doc``, what it changes there held and sent to the browser as one message when ``doc``
+    is a served page's (a notebook's document is sent through its comm, which a hold would bypass: ``fn`` itself).
+    ``freeze``: with the document's models frozen (see :func:`run_on`)."""
+    if doc.session_context is None:
+        return fn
+
+    def held() -> None:
+        with set_curdoc(doc), pn.io.hold(doc, freeze=freeze):
+            fn()
+
+    return held
 
 
 def on_page_of(doc: Document | None, fn: Callable[[], Any]) -> Callable[..., None]:
@@ -105,4 +117,4 @@ class PageView(pn.viewable.Viewer):
             self.live = in_this_document(self.session, *self.LIVE)  # type: ignore[attr-defined]
 
 
-__all__ = ["PageView", "in_this_document", "on_page_of", "page_document", "run_on"]
+__all__ = ["PageView", "in_this_document", "on_page_of", "one_message", "page_document", "run_on"]
