@@ -4,8 +4,6 @@ A click runs its command through ``pn.state.execute(schedule=True)``, which Pane
 must change a served page: on a served page it runs on the page's next tick under the document lock, so
 everything the command changes reaches the browser even when Panel delivered the click outside the lock (a
 click in the moments before the browser has reported the page loaded); in a notebook or a test it runs at once.
-On a served page the command runs held (:func:`apps.live.run_on`): all it changes on the page goes out as one
-message, laid out once by the browser.
 """
 
 from __future__ import annotations
@@ -14,8 +12,6 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import panel as pn
-
-from apps.live import page_document, run_on
 
 
 class Versioned(Protocol):
@@ -39,7 +35,7 @@ def on_page(command: Callable[[], Any], session: Versioned | None = None) -> Cal
             if session is not None and session.version != version:
                 session.refuse("that click was for an earlier moment of the game: the game had moved on")
                 return
-            run_on(page_document(), command)  # a served page's changes held and sent as one message
+            command()
 
         pn.state.execute(run, schedule=True)
 

@@ -2,25 +2,30 @@
 
 A table's pages are built over one session, so a click in one browser changes parameters that every page's
 views watch. Panel's own panes carry such a change to each other document themselves (``Reactive`` schedules
-it under that document's lock), but one model at a time: each on a tick of its own, each sent as a message of
-its own, each laid out again by the browser (measured on the Man-Kzin Wars page: a dozen messages a move, about
-100 ms of layout each in the other browser). A HoloViews stream does not carry it at all: its plot sees that
-its document is not the one being processed and re-schedules the refresh on its document's next tick, but the
-callback inherits the current document of the browser that clicked (a context variable), so the refresh finds
-itself blocked again and is scheduled again, for ever, and that browser's chart never changes.
+it under that document's lock), but one model at a time, each on a tick of its own, behind the whole of the
+clicking page's own redraw. A HoloViews stream does not carry it at all: its plot sees that its document is not
+the one being processed and re-schedules the refresh on its document's next tick, but the callback inherits the
+current document of the browser that clicked (a context variable), so the refresh finds itself blocked again and
+is scheduled again, for ever, and that browser's chart never changes.
 
 So a page's views follow a copy of the session's parameters made in the page's own document
 (:func:`in_this_document`), which changes as the page (:func:`run_on`): at once when that document is the one
 being processed (or there is no server), else on its next tick with it as the current document
 (``pn.state.execute`` under Panel's public ``set_curdoc``), or once it has loaded if it has not yet (a refresh
 before then would wait for the load the same way, and for ever if the tab closed first: its session, blocked,
-would never be discarded). The change runs under ``pn.io.hold(doc)``: everything it changes on that page goes to the
-browser as one message. A page's charts follow a copy of their own (``charts=True``), redrawn with the
-document's models frozen and, on the page whose click made the change, after every other page's update.
+would never be discarded). Every view of a page then changes on one tick of that page. A page's charts follow a
+copy of their own (``charts=True``), redrawn with the document's models frozen and, on the page whose click made
+the change, after every other page's update.
+
+Not ``pn.io.hold``: it would send a tick's changes as one message, but it writes them through Panel's own write
+futures, and one that meets a tab as it closes keeps that tab's document in memory for good (Panel 1.9.4: the
+closed-tabs browser test caught it). Bokeh sends each change as it is made instead, which measured as fast or
+faster (Man-Kzin Wars at a table, median 96 ms from a click to the other browser).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from functools import partial
@@ -39,45 +44,33 @@ def page_document() -> Document | None:
 
 
 def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False) -> None:
-    """Run ``fn`` as the page of ``doc``, its changes held and sent together: now if ``doc`` is being processed
-    (or is None: no hold), else on its next tick, or when it has loaded.
+    """Run ``fn`` as the page of ``doc``: now if ``doc`` is being processed (or is None), else on its next tick,
+    or when it has loaded.
 
     ``charts``: ``fn`` redraws HoloViews charts, which replace Bokeh models. It runs with the document's models
-    frozen (Bokeh works their set out again once, at the end, where each chart's redraw did it on its own: about
-    50 ms each on the Man-Kzin Wars page), and on the page being processed it runs after everything already queued
-    (``add_timeout_callback`` with no delay): the text of every other page at a table goes out before this page's
-    charts are drawn."""
+    frozen (``doc.models.freeze()``: Bokeh works their set out again once, at the end, where each chart's redraw
+    did it on its own, about 50 ms each on the Man-Kzin Wars page), and on the page being processed it runs after
+    everything already queued (``add_timeout_callback`` with no delay): the text of every other page at a table
+    goes out before this page's charts are drawn."""
     if doc is None:
         fn()
         return
 
-    held = one_message(doc, fn, freeze=charts)  # in a click's own hold (apps.commands): it joins that one
+    def as_page() -> None:
+        with set_curdoc(doc), (doc.models.freeze() if charts else contextlib.nullcontext()):
+            fn()
 
     current = pn.state.curdoc is doc
     if current and not charts:
-        held()
+        as_page()
         return
     with set_curdoc(doc):
         if not pn.state.loaded:
-            pn.state.onload(held)
+            pn.state.onload(as_page)
         elif current:
-            doc.add_timeout_callback(held, 0)
+            doc.add_timeout_callback(as_page, 0)
         else:
-            pn.state.execute(held, schedule=True)
-
-
-def one_message(doc: Document, fn: Callable[[], Any], freeze: bool = False) -> Callable[[], None]:
-    """``fn`` as the page of ``doc``, what it changes there held and sent to the browser as one message when ``doc``
-    is a served page's (a notebook's document is sent through its comm, which a hold would bypass: ``fn`` itself).
-    ``freeze``: with the document's models frozen (see :func:`run_on`)."""
-    if doc.session_context is None:
-        return fn
-
-    def held() -> None:
-        with set_curdoc(doc), pn.io.hold(doc, freeze=freeze):
-            fn()
-
-    return held
+            pn.state.execute(as_page, schedule=True)
 
 
 def on_page_of(doc: Document | None, fn: Callable[[], Any]) -> Callable[..., None]:
@@ -104,7 +97,7 @@ def in_this_document(source: param.Parameterized, *names: str, charts: bool = Fa
 class PageView(pn.viewable.Viewer):
     """A part of a page over a session that a table's pages share: its content binds to ``live`` (the session's
     parameters :attr:`LIVE`, copied into this page's document), not to the session's own, so another browser's
-    move changes it on one tick of this page, with the rest of the page, in one message."""
+    move changes it on one tick of this page, with the rest of the page."""
 
     live = param.Parameter(default=None, doc="The session's parameters as this page's document has them "
                            "(in_this_document): one copy for a whole page, made here when none is given.")
@@ -117,4 +110,4 @@ class PageView(pn.viewable.Viewer):
             self.live = in_this_document(self.session, *self.LIVE)  # type: ignore[attr-defined]
 
 
-__all__ = ["PageView", "in_this_document", "on_page_of", "one_message", "page_document", "run_on"]
+__all__ = ["PageView", "in_this_document", "on_page_of", "page_document", "run_on"]

@@ -62,7 +62,7 @@ class KzinPage(pn.viewable.Viewer):
         s = self.session
         # Every part follows one copy of the session's parameters made in this page's document: at a table another
         # browser's move changes the shared session while its own document is current, and the copy brings the
-        # change to this page on one tick of its own, in one message (see apps.live).
+        # change to this page on one tick of its own (see apps.live).
         self.live = in_this_document(s, *KzinView.LIVE)
         self.charts_live = in_this_document(s, *CHARTS_LIVE, charts=True)
         parts = {"session": s, "live": self.live}

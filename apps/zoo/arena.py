@@ -28,7 +28,6 @@ from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from apps.commands import on_page
-from apps.live import one_message
 from apps.zoo import adapter as za
 from apps.zoo.arena_js import ANIMATE_JS, DRAG_END_JS, DRAG_MOVE_JS, DRAG_START_JS, GESTURE_JS
 from engine.zoo.constants import arena
@@ -225,9 +224,8 @@ class Arena(pn.viewable.Viewer):
         """Change the figure's sources under the document lock: on a served page on its next tick (a change may
         come from an async task, which runs outside the lock), elsewhere at once. On this arena's own page: at a
         table the change may come from a click on another page, whose document is the current one."""
-        doc = self.figure.document
-        with set_curdoc(doc):
-            pn.state.execute(fn if doc is None else one_message(doc, fn), schedule=True)  # its sources in one message
+        with set_curdoc(self.figure.document):
+            pn.state.execute(fn, schedule=True)
 
     def draw(self) -> None:
         """Everything the arena shows of the session as it is now."""

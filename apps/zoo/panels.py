@@ -26,7 +26,6 @@ from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from apps.commands import on_page
-from apps.live import one_message
 from apps.zoo import views
 from apps.zoo.arena import PROPOSAL, Arena
 from apps.zoo.arena_js import GESTURE_JS
@@ -178,9 +177,8 @@ class OddsPanel(pn.viewable.Viewer):
 
     def _on_page(self, fn: Any) -> None:
         """Run ``fn`` under this page's document lock (at a table another page's click may have set the aim)."""
-        doc = self.heat.document
-        with set_curdoc(doc):
-            pn.state.execute(fn if doc is None else one_message(doc, fn), schedule=True)
+        with set_curdoc(self.heat.document):
+            pn.state.execute(fn, schedule=True)
 
     def _odds_text(self, odds: FlickOdds | None, busy: bool, why: str) -> str:
         return views.odds_html(odds, busy, why, points=self.session.state.game.mode == "points")
