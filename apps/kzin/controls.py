@@ -49,8 +49,8 @@ class KzinView(PageView):
     """A part of the Man-Kzin Wars page: its views follow the session's parameters as this page has them."""
 
     session = param.ClassSelector(class_=KzinSession)
-    LIVE = ("version", "selection", "guess", "predict", "notice", "predictions", "advisor", "advisor_rollouts",
-            "running_odds", "last_move")
+    LIVE = ("version", "selection", "guess", "predict", "notice", "predictions", "advisor", "advisor_rollouts")
+    """What the page's text and controls follow (its charts follow a copy of their own: ``page.CHARTS_LIVE``)."""
 
 
 def tile_styles(card_type: str, selected: bool) -> dict[str, str]:
