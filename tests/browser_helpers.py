@@ -273,14 +273,3 @@ BOARD_DETAILS = """() => {
   return out;
 }"""
 """JS: the hover texts of the counters the browser has (what a player could read off the page)."""
-CRT_OUTLINED = """() => {
-  const v = [...Bokeh.index.all_views()].find(v => v.model.name === "crt" && v.frame);
-  if (!v) return -1;
-  for (const r of v.model.renderers) {  // the outline: the one layer of squares without a colour of their own
-    const d = r.data_source ? r.data_source.data : null;
-    const get = (k) => d instanceof Map ? d.get(k) : (d ? d[k] : undefined);
-    if (get("left") !== undefined && get("color") === undefined) return get("left").length;
-  }
-  return -2;
-}"""
-"""JS: how many CRT cells the browser outlines (the attack about to be played, or answered)."""

@@ -1,7 +1,7 @@
-"""The Kung Fu 2100 combat charts as HoloViews DynamicMaps bound to parameters (no Bokeh model written by hand).
+"""The Kung Fu 2100 combat chart as a HoloViews DynamicMap bound to parameters (no Bokeh model written by hand).
 
 A DynamicMap redraws in place when a parameter it depends on changes, in a served tab and in a notebook cell
-alike. Each chart's Bokeh figure is named (``hits``, ``crt``) for the browser tests.
+alike. Its Bokeh figure is named ``hits`` for the browser tests (the CRT is a table: :mod:`apps.kf2100.reference`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,8 @@ from bokeh.models import NumeralTickFormatter
 
 from apps.kf2100 import views
 from apps.kzin.charts import use_bokeh
-from engine.kf2100.data import ANSWER_COLUMNS
-from engine.kf2100.odds import crt_table
 
 NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
-NAMES = {"fist": "Fist", "kick": "Kick", "mist": "Mist", "monkey": "Monkey", "weapon": "Weapon", "none": "None"}
 
 
 def _named(name: str) -> dict:
@@ -53,31 +50,3 @@ def hits(current: Callable[[], Any], *deps: Any) -> hv.DynamicMap:
                         yformatter=NumeralTickFormatter(format="0%"), fontsize={"title": "10.5pt"},
                         **_named("hits")),
         hv.opts.Rectangles(framewise=True), hv.opts.ErrorBars(framewise=True))
-
-
-def crt(target: Callable[[], list[tuple[int, int]]], *deps: Any) -> hv.Overlay:
-    """The CRT as a heat map of hit chances, with the attack about to be played (or answered) outlined:
-    ``target()`` gives the cells, redrawn when any of ``deps`` (parameters) changes."""
-    use_bokeh()
-    data = views.crt_data()
-    attacks = list(crt_table().index)
-    n = len(attacks)
-    cells = hv.Rectangles([(x - 0.5, y - 0.5, x + 0.5, y + 0.5, p) for x, y, p in
-                           zip(data["x"], data["y"], data["p"], strict=True)],
-                          kdims=["x0", "y0", "x1", "y1"], vdims=["p"]).opts(
-        color="p", cmap="YlOrRd", clim=(0, 1), line_color="#ffffff", **NO_TOOLS)
-    texts = hv.Labels((data["x"], data["y"], data["text"]), kdims=["x", "y"], vdims=["text"]).opts(
-        text_font_size="11px", text_color="#111827", **NO_TOOLS)
-
-    def outline(*_values: Any) -> hv.Rectangles:
-        return hv.Rectangles([(x - 0.5, y - 0.5, x + 0.5, y + 0.5) for x, y in target()],
-                             kdims=["x0", "y0", "x1", "y1"]).opts(fill_alpha=0, line_color="#2563eb", line_width=3,
-                                                                  **NO_TOOLS)
-
-    mark = hv.DynamicMap(pn.bind(outline, *deps))
-    return (cells * texts * mark).opts(
-        hv.opts.Overlay(height=250, width=420, title="CRT: chance of a hit (attack ↓, answer →)", toolbar=None,
-                        xticks=[(j, NAMES[c]) for j, c in enumerate(ANSWER_COLUMNS)],
-                        yticks=[(n - 1 - i, a) for i, a in enumerate(attacks)], xlabel="", ylabel="",
-                        xlim=(-0.5, len(ANSWER_COLUMNS) - 0.5), ylim=(-0.5, n - 0.5), show_grid=False,
-                        **_named("crt")))

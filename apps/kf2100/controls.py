@@ -7,6 +7,7 @@ of the step in view (typed actions from the session) as buttons; a click plays i
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import partial
 from typing import Any
 
@@ -31,6 +32,9 @@ MAY_ACT_DOC = ("At a table: called before a click changes the game; it says why 
 UNDO = views.Choice("Take back the last move", command="undo")
 """Shown while the last move of the phase can be taken back (no die rolled, nothing revealed since)."""
 
+
+KEPT_PARTS = 24
+"""How many of the decision panel's notes and rows it keeps, shown or hidden (see DecisionPanel._show)."""
 
 REVEAL = views.Choice("Reveal the Clone Master now", command="reveal")
 """The Clone Master's standing control, a row of the decision panel (so it changes in the panel's one redraw)."""
@@ -78,8 +82,9 @@ class DecisionPanel(pn.viewable.Viewer):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self._buttons: dict[views.Choice, pn.widgets.Button] = {}
-        self._parts: dict[tuple, pn.viewable.Viewable] = {}  # each note and row shown, by what it shows
+        self._buttons: dict[views.Choice, pn.widgets.Button] = {}  # the buttons shown now
+        # each note and row shown now or kept hidden, by what it shows, the least recently shown first
+        self._parts: OrderedDict[tuple, pn.viewable.Viewable] = OrderedDict()
         self._content: tuple | None = None  # what the panel shows now
         self._view = pn.Column(*self._show(self.session.version, self.board.armed), sizing_mode="stretch_width",
                                margin=0)
@@ -99,9 +104,13 @@ class DecisionPanel(pn.viewable.Viewer):
         return views.decisions(self.session, self.board.armed, self.board.sides.held)
 
     def _show(self, _version: int, armed: tuple[str, str] | None, held: list[int] | None = None) -> list[Any]:
-        """The panel's notes and rows of buttons. A note or a row shown before is the same pane again, as a button
-        is: Panel keeps the Bokeh models of the panes a redraw keeps, and builds only the new ones (a row is a
-        FlexBox, whose model is costly to build)."""
+        """The panel's parts: its notes and rows of buttons, then the ones shown before and kept, hidden.
+
+        A part shown again is the same pane, as a button is: a redraw builds Bokeh models only for parts never
+        shown (a row is a FlexBox, whose model is costly, and each button is one; a bot's combat step showed a
+        dozen new ones in 28 ms). Kept hidden, a part keeps its models: a redraw hides and shows them, and the
+        steps of a turn come round again. At most :data:`KEPT_PARTS` are kept; the least recently shown go. A
+        button is never relabelled: a click on its way from the browser plays what its label said."""
         d = views.decisions(self.session, armed, self.board.sides.held)
         undo = self.session.can_undo() and self.board.sides.acting(self.session) is not None
         rows = [*d.rows, (UNDO,)] if undo else list(d.rows)
@@ -109,7 +118,7 @@ class DecisionPanel(pn.viewable.Viewer):
             rows.append((REVEAL,))
         self._content = (d, tuple(rows))
         note = partial(pn.pane.Markdown, margin=(0, 6), renderer_options=NO_HTML)
-        parts: dict[tuple, pn.viewable.Viewable] = {}
+        shown: dict[tuple, pn.viewable.Viewable] = {}
         for i, text in enumerate(d.notes):
             kind = "warning" if d.warning and i == 0 else "waiting" if d.waiting else "note"
             key = (kind, text, d.notes[:i].count(text))  # a note twice is two panes (a model is shown once)
@@ -120,16 +129,24 @@ class DecisionPanel(pn.viewable.Viewer):
                     part = pn.Row(pn.indicators.LoadingSpinner(value=True, size=18, margin=(6, 6)), note(text))
                 else:
                     part = note(text)
-            parts[key] = part
+            shown[key] = part
         buttons: dict[views.Choice, pn.widgets.Button] = {}
         for row in rows:
-            for choice in row:
-                # a button shown before is kept, so a click already on its way lands when the panel is redrawn
-                buttons[choice] = self._buttons.get(choice) or self._button(choice)
             key = ("row", row)
-            parts[key] = self._parts.get(key) or pn.FlexBox(*(buttons[c] for c in row), margin=0)
-        self._buttons, self._parts = buttons, parts
-        return list(parts.values())
+            if (part := self._parts.get(key)) is None:  # a row's buttons are its own: a model has one parent
+                part = pn.FlexBox(*(self._button(c) for c in row), margin=0)
+            buttons.update(zip(row, part.objects, strict=True))
+            shown[key] = part
+        for key, part in shown.items():
+            self._parts[key] = part
+            self._parts.move_to_end(key)
+        while len(self._parts) > max(KEPT_PARTS, len(shown)):
+            self._parts.popitem(last=False)
+        self._buttons = buttons
+        for key, part in self._parts.items():
+            if part.visible != (key in shown):
+                part.visible = key in shown
+        return [*shown.values(), *(part for key, part in self._parts.items() if key not in shown)]
 
     def _button(self, choice: views.Choice) -> pn.widgets.Button:
         button = pn.widgets.Button(label=choice.label, color="primary" if choice.primary else "default",

@@ -15,7 +15,7 @@ import panel as pn
 import param
 
 from apps._files import NO_HTML
-from apps.kf2100 import charts, game_theory, reference, victory, views
+from apps.kf2100 import game_theory, reference, victory, views
 from apps.kf2100.board import Board
 from apps.kf2100.controls import DecisionPanel, GameControls, StandingControl, WayControls
 from apps.kf2100.lair import KIND_COLOURS, KIND_NAMES
@@ -107,7 +107,8 @@ class KungFuPage(pn.viewable.Viewer):
         odds = pn.pane.HTML(self._bound(lambda: views.odds_html(s, b.armed, sides.acting(s) is not None), v, armed,
                                         held), margin=(0, 6), sizing_mode="stretch_width", name="odds",
                             stylesheets=[ODDS_CSS])
-        crt = pn.pane.HoloViews(charts.crt(lambda: self.crt_cells, self.param.crt_cells), linked_axes=False)
+        crt = pn.pane.HTML(self.param.crt_cells.rx.pipe(reference.crt_heat_html), stylesheets=[reference.CRT_CSS],
+                           margin=(0, 6), width=420, name="crt")
         game = pn.pane.HTML(self._bound(lambda: game_theory.exchange_html(s, b.armed), v, armed), margin=(0, 6),
                             width=420, name="exchange", stylesheets=[ODDS_CSS])
         self.combat_box = box("Combat", pn.FlexBox(pn.Column(combat, odds, width=440), pn.Column(self.outlook, crt),

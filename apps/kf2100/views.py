@@ -314,21 +314,6 @@ def odds_html(s: KungFuSession, armed: tuple[str, str] | None, acting: bool = Tr
     return "<i>The hit chances appear when a chit is about to be played.</i>"
 
 
-def crt_data() -> dict[str, list]:
-    """The CRT as cells (attack row, answer column) with their hit chance and its fraction."""
-    table = crt_table()
-    attacks = list(table.index)
-    out: dict[str, list] = {"x": [], "y": [], "p": [], "text": []}
-    for i, a in enumerate(attacks):
-        for j, col in enumerate(ANSWER_COLUMNS):
-            p = table.loc[a, col]
-            out["x"].append(j)
-            out["y"].append(len(attacks) - 1 - i)
-            out["p"].append(float(p))
-            out["text"].append(frac(p))
-    return out
-
-
 def crt_target(s: KungFuSession, armed: tuple[str, str] | None) -> list[tuple[int, int]]:
     """The CRT cells to outline (x, y): the attack being answered or rolled, or the whole row of the chit
     about to be played."""
@@ -389,6 +374,6 @@ def hits_title(outlook: CombatOdds | None) -> str:
     return "Hits in the whole combat" + (f" ({outlook.source})" if outlook is not None else "")
 
 
-__all__ = ["COMBAT_STEPS", "ENTRY_LABELS", "Choice", "Decisions", "combat_markdown", "crt_data",
+__all__ = ["COMBAT_STEPS", "ENTRY_LABELS", "Choice", "Decisions", "combat_markdown",
            "crt_target", "decisions", "equipment_markdown", "figures_frame", "heart_markdown", "hits_data",
            "hits_title", "log_frame", "odds_html", "outlook_note", "side_markdown"]

@@ -16,7 +16,6 @@ import pytest
 from browser_helpers import (
     BOARD_DETAILS,
     BOARD_READY,
-    CRT_OUTLINED,
     choose_file,
     page_report,
     serve_pages,
@@ -185,7 +184,7 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
     until(lambda: dash.board.armed == ("T1", "kick"), page)
     expect(page.get_by_text("Chance to hit, by the answer given")).to_be_visible(timeout=WAIT)
     expect(page.locator("table.odds", has_text="→ J3")).to_contain_text("T1 Lightning Kick → J3", timeout=WAIT)
-    page.wait_for_function(f"() => ({CRT_OUTLINED})() == 6", timeout=WAIT)  # the kick's row of the CRT
+    expect(page.locator("table.crt-heat td.outlined")).to_have_count(6, timeout=WAIT)  # the kick's row of the CRT
     # Beside the CRT, the exchange of T1 on J3 as a zero-sum game, solved exactly (value and both mixes).
     [game] = game_theory.exchanges(s, ("T1", "kick"))
     value = f"{game.value.numerator}/{game.value.denominator}" if game.value.denominator > 1 else str(game.value)
@@ -202,9 +201,10 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
     def press_for(step):
         """The press that makes the human's decision at this step of the exchange."""
         if step is Step.ANSWER:
-            return lambda: page.locator("button", has_text=re.compile(r"^T1 \w+ \(hit")).first.click(timeout=5000)
+            answer = page.locator("button:visible", has_text=re.compile(r"^T1 \w+ \(hit"))
+            return lambda: answer.first.click(timeout=5000)
         if step is Step.LOSS:
-            return lambda: page.locator("button", has_text="Lose ").first.click(timeout=5000)
+            return lambda: page.locator("button:visible", has_text="Lose ").first.click(timeout=5000)
         return lambda: click_figure(page, dash, "J3")  # the target of an aim, or of the chit armed first
 
     losses = 0
@@ -217,7 +217,7 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
         if step is Step.ATTACK:
             attack = next(a for a in s.legal() if isinstance(a, Attack))
             if dash.board.armed != (attack.figure, attack.chit):
-                page.locator("button", has_text=f"{attack.figure}: ").first.click()
+                page.locator("button:visible", has_text=f"{attack.figure}: ").first.click()
                 until(lambda: dash.board.armed is not None, page)
         if step is Step.LOSS:
             losses += 1
@@ -252,8 +252,8 @@ def test_enter_by_the_disposal_fight_the_bot_with_chits_and_play_on(page, serve_
         until(lambda: s.state.turn > 1 or s.state.is_terminal() or human_turn(dash)(), page)
         if s.state.turn > 1 or s.state.is_terminal():
             break
-        decide(page, dash, lambda: page.locator("button", has_text=re.compile(r"^(End |Leave the door)")).first.click(
-            timeout=5000), console_errors)
+        end = page.locator("button:visible", has_text=re.compile(r"^(End |Leave the door)"))
+        decide(page, dash, lambda end=end: end.first.click(timeout=5000), console_errors)
     until(lambda: s.state.turn == 2 and human_turn(dash)(), page)
     expect(page.get_by_text("Turn 2,").first).to_be_visible(timeout=WAIT)
     shot(page, "7_next_turn")

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from browser_helpers import BOARD_DETAILS, BOARD_READY, CRT_OUTLINED, HAS_TEXT, to_page, wait_for
+from browser_helpers import BOARD_DETAILS, BOARD_READY, HAS_TEXT, to_page, wait_for
 from playwright.sync_api import expect
 
 from apps import kf2100
@@ -208,7 +208,7 @@ def test_two_browsers_play_a_turn_with_an_entry_a_move_and_a_combat_each_seeing_
     shows(t, "Chance to hit, by the answer given")
     for page in (t, c):  # the whole-combat outlook, worked out off the loop, drawn in both browsers
         page.wait_for_function(f"() => ({OUTLOOK_BARS})() > 0", timeout=WAIT * 1000)
-    t.wait_for_function(f"() => ({CRT_OUTLINED})() == 6", timeout=WAIT * 1000)  # the fist's row of the CRT
+    expect(t.locator("table.crt-heat td.outlined")).to_have_count(6, timeout=WAIT * 1000)  # the fist's row of the CRT
     shot(t, "2_terminators_armed")
     rolls = len(s.log)
     for _ in range(3):
@@ -228,11 +228,12 @@ def test_two_browsers_play_a_turn_with_an_entry_a_move_and_a_combat_each_seeing_
         step, version = s.state.step, s.version
         if step is Step.ANSWER:
             other = c if side == 0 else t
-            other.wait_for_function(f"() => ({CRT_OUTLINED})() == 1", timeout=WAIT * 1000)  # the other's move
+            # the other's move: the cell of the attack against its answer
+            expect(other.locator("table.crt-heat td.outlined")).to_have_count(1, timeout=WAIT * 1000)
             shot(page, f"3_{'terminators' if side == 0 else 'clone_master'}_answer")
-            page.locator("button", has_text="(hit").first.click(timeout=WAIT * 1000)
+            page.locator("button:visible", has_text="(hit").first.click(timeout=WAIT * 1000)
         elif step is Step.LOSS:
-            page.locator("button", has_text="Lose ").first.click(timeout=WAIT * 1000)
+            page.locator("button:visible", has_text="Lose ").first.click(timeout=WAIT * 1000)
         elif step is Step.PICK:
             page.get_by_role("button", name=" + ".join(s.legal()[0].chits), exact=True).click(timeout=WAIT * 1000)
         elif step is Step.LEAD:
@@ -240,7 +241,7 @@ def test_two_browsers_play_a_turn_with_an_entry_a_move_and_a_combat_each_seeing_
         elif step in (Step.ATTACK, Step.AIM):
             attack = next(a for a in s.legal() if hasattr(a, "target"))
             if step is Step.ATTACK and held.game.board.armed != (attack.figure, attack.chit):
-                page.locator("button", has_text=f"{attack.figure}: ").first.click(timeout=WAIT * 1000)
+                page.locator("button:visible", has_text=f"{attack.figure}: ").first.click(timeout=WAIT * 1000)
                 until(lambda held=held: held.game.board.armed is not None, page)
             click_figure(page, held, attack.target)
         else:
