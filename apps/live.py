@@ -47,9 +47,9 @@ def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False)
     """Run ``fn`` as the page of ``doc``: now if ``doc`` is being processed (or is None), else on its next tick,
     or when it has loaded.
 
-    ``charts``: ``fn`` redraws HoloViews charts, which replace Bokeh models. It runs with the document's models
-    frozen (``doc.models.freeze()``: Bokeh works their set out again once, at the end, where each chart's redraw
-    did it on its own, about 50 ms each on the Man-Kzin Wars page), and on the page being processed it runs after
+    ``charts``: ``fn`` redraws charts (a HoloViews chart replaces Bokeh models). It runs with the document's models
+    frozen (``doc.models.freeze()``: Bokeh works their set out again once, at the end, where each HoloViews chart's
+    redraw did it on its own, about 50 ms each), and on the page being processed it runs after
     everything already queued (``add_timeout_callback`` with no delay): the text of every other page at a table
     goes out before this page's charts are drawn."""
     if doc is None:
@@ -85,7 +85,7 @@ def _copy_class(names: tuple[str, ...]) -> type[param.Parameterized]:
 
 def in_this_document(source: param.Parameterized, *names: str, charts: bool = False) -> param.Parameterized:
     """``source``'s parameters ``names``, copied into the page being built: a copy that changes on this page's own
-    document (:func:`run_on`; ``charts``: a copy for the page's HoloViews charts), for the page's views to be bound
+    document (:func:`run_on`; ``charts``: a copy for the page's charts), for the page's views to be bound
     to instead of the shared session's."""
     doc = page_document()
     copy = _copy_class(names)(**{n: getattr(source, n) for n in names})

@@ -22,8 +22,8 @@ import param
 from apps.commands import on_page
 from apps.kf2100.lair import BoardModel, armed_after, frames, layer_data, pieces
 from apps.kf2100.sides import Sides
-from apps.kzin.charts import use_bokeh
 from apps.live import on_page_of, page_document
+from apps.plotting import use_bokeh
 from engine.kf2100.session import KungFuSession
 from engine.kf2100.steps import Step
 

@@ -14,7 +14,7 @@ import panel as pn
 from bokeh.models import NumeralTickFormatter
 
 from apps.kf2100 import views
-from apps.kzin.charts import use_bokeh
+from apps.plotting import use_bokeh
 
 NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
 

@@ -1,131 +1,166 @@
-"""The Man-Kzin Wars charts as HoloViews DynamicMaps bound to the session's parameters.
+"""The Man-Kzin Wars charts: Bokeh figures drawn once, whose data sources follow the session's parameters.
 
-A DynamicMap redraws in place when a parameter it depends on changes, in a served tab and in a notebook
-cell alike (HoloViews sends the new data through the same channel Panel uses for widgets), so no chart
-is fed by hand. Each chart's Bokeh figure is named (``track``, ``forces``, ``running``) for the browser
-tests.
+Each chart draws what never changes once and keeps what changes in ``ColumnDataSource``s; a watcher on the
+parameters it shows replaces a source's data (and the title, the y range) when one of them changes. A page passes
+its charts' copy of the session (:func:`apps.live.in_this_document` with ``charts=True``), which changes on the
+page's own document, so the sources change there under its lock; Panel carries the change to a served tab and to
+a notebook cell alike.
+
+Not HoloViews DynamicMaps, which these were: a DynamicMap redraws its whole overlay on every change (each layer's
+glyphs, every range), 35-70 ms a chart on this machine, and a decision redraws two charts: most of a click's
+server time (``python -m apps._bench``). Replacing a source's data costs about a millisecond.
+
+Each figure is named (``track``, ``forces``, ``running``) for the tests, and its sources' columns are named as
+the tests read them (the marker's ``tx``, the arrow's ``tx1``, the histograms' ``left`` and ``top``, ``turn``).
 """
 
 from __future__ import annotations
 
-import holoviews as hv
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
 import panel as pn
 import param
-from bokeh.models import NumeralTickFormatter
+from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, NumeralTickFormatter, Range1d
+from bokeh.plotting import figure
 
 from apps.kzin import views
-from apps.plotting import use_bokeh
 from engine.kzin.cards import SPACES
 from engine.kzin.session import KzinSession
 
-NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
-FIXED = {"apply_ranges": False}
-"""On a layer of a chart whose axes its ``xlim``/``ylim`` fix (the track): an update does not work out the layer's
-extents for ranges that never change (a fifth of a decision's chart updates, measured)."""
+TRACK_X, TRACK_Y = (0.4, 12.6), (-0.35, 1.6)
+FONT = "sans-serif"  # Bokeh's default, helvetica, falls back to a serif font where it is missing (a Linux browser)
 
 
-def _named(name: str) -> dict:
-    return {"backend_opts": {"plot.name": name}}
+def _figure(name: str, **options: Any) -> Any:
+    """A figure with no tools and no toolbar, drawn on a 2-D canvas (:func:`apps.plotting.use_bokeh` says why)."""
+    return figure(name=name, tools="", toolbar_location=None, output_backend="canvas", sizing_mode="stretch_width",
+                  **options)
 
 
-def track(session: KzinSession, on: param.Parameterized | None = None) -> hv.Overlay:
+def _shown(fig: Any, on: param.Parameterized, names: Sequence[str], redraw: Callable[[], None],
+           **options: Any) -> pn.pane.Bokeh:
+    """``fig`` in a pane, drawn now and again whenever one of ``on``'s parameters ``names`` changes.
+
+    In a notebook cell Panel sends a change made to a Bokeh model by hand only with its next push of its own, so
+    each redraw is pushed (``pn.io.push_notebook``, Panel's documented way; nothing to do on a served page)."""
+    pane = pn.pane.Bokeh(fig, **options)
+
+    def follow(*_events: Any) -> None:
+        redraw()
+        pn.io.push_notebook(pane)
+
+    on.param.watch(follow, list(names))
+    redraw()
+    return pane
+
+
+def _legend_above(fig: Any, renderers: dict[str, Any]) -> None:
+    """A legend in a line above the chart, clear of what it draws."""
+    items = [LegendItem(label=label, renderers=[r]) for label, r in renderers.items()]
+    fig.add_layout(Legend(items=items, orientation="horizontal", location="center", border_line_alpha=0), "above")
+
+
+def track(session: KzinSession, on: param.Parameterized | None = None, **options: Any) -> pn.pane.Bokeh:
     """The 12 spaces from Earth to the Kzin Home Worlds, the Expansion Marker and its last move; redrawn when
-    ``on``'s ``version`` or ``last_move`` changes (the session's own by default; a page passes its copy from
-    :func:`apps.live.in_this_document`)."""
-    use_bokeh()
+    ``on``'s ``version`` or ``last_move`` changes (the session's own by default)."""
+    fig = _figure("track", height=190, min_width=600, x_range=Range1d(*TRACK_X), y_range=Range1d(*TRACK_Y))
+    fig.axis.visible = False
+    fig.grid.visible = False
+    fig.outline_line_color = None
     spaces = [int(s["space"]) for s in SPACES]
-    colours = ["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES]
-    board = hv.Rectangles([(x - 0.47, 0, x + 0.47, 1, c) for x, c in zip(spaces, colours, strict=True)],
-                          kdims=["tx0", "ty0", "tx1", "ty1"], vdims=["colour"]).opts(
-        color="colour", line_color="#9ca3af", **NO_TOOLS, **FIXED)
-    numbers = hv.Labels([(x, 0.8, str(x)) for x in spaces], kdims=["tx", "ty"], vdims=["text"]).opts(
-        text_font_size="13px", text_font_style="bold", text_color="#374151", **NO_TOOLS, **FIXED)
-    names = hv.Labels([(int(s["space"]), 0.5, s["location"].replace(" ", "\n")) for s in SPACES],
-                      kdims=["tx", "ty"], vdims=["text"]).opts(text_font_size="10px", text_color="#374151",
-                                                               **NO_TOOLS, **FIXED)
-    ends = hv.Labels([(1, -0.2, "Kzinti win"), (12, -0.2, "Humans win")], kdims=["tx", "ty"],
-                     vdims=["text"]).opts(text_font_size="10px", text_color="#6b7280", **NO_TOOLS, **FIXED)
+    fig.quad(left=[x - 0.47 for x in spaces], right=[x + 0.47 for x in spaces], bottom=0, top=1,
+             fill_color=["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES], line_color="#9ca3af")
+    text = {"text_align": "center", "text_baseline": "middle", "text_font": FONT}
+    fig.text(x=spaces, y=[0.8] * len(spaces), text=[str(x) for x in spaces], text_font_size="13px",
+             text_font_style="bold", text_color="#374151", **text)
+    fig.text(x=spaces, y=[0.5] * len(spaces), text=[s["location"].replace(" ", "\n") for s in SPACES],
+             text_font_size="10px", text_color="#374151", **text)
+    fig.text(x=[1, 12], y=[-0.2, -0.2], text=["Kzinti win", "Humans win"], text_font_size="10px",
+             text_color="#6b7280", **text)
+    box = ColumnDataSource({"left": [], "bottom": [], "right": [], "top": []})
+    arrow = ColumnDataSource({"tx0": [], "ty0": [], "tx1": [], "ty1": []})
+    head = ColumnDataSource({"tx": [], "ty": [], "angle": []})
+    label = ColumnDataSource({"tx": [], "ty": [], "text": []})
+    marker = ColumnDataSource({"tx": [], "ty": [], "marker": []})
+    fig.quad(left="left", bottom="bottom", right="right", top="top", source=box, fill_alpha=0, line_dash="dashed",
+             line_color="#111827", line_width=2)
+    fig.segment(x0="tx0", y0="ty0", x1="tx1", y1="ty1", source=arrow, line_color="#111827", line_width=3)
+    fig.scatter(x="tx", y="ty", angle="angle", source=head, marker="triangle", size=14, fill_color="#111827",
+                line_color="#111827")
+    fig.text(x="tx", y="ty", text="text", source=label, text_font_size="11px", text_color="#000000", **text)
+    dot = fig.scatter(x="tx", y="ty", source=marker, marker="diamond", size=26, fill_color="#f59e0b",
+                      line_color="#111827", line_width=2)
+    fig.add_tools(HoverTool(renderers=[dot], tooltips=[("", "@marker")]))
+    watched = on or session
 
-    # The moving layers are made once with their options and cloned with each move's data: a clone keeps its
-    # template's options, where an element built and styled anew in every redraw cost about three times as much.
-    box_of_move = hv.Rectangles([], kdims=["tx0", "ty0", "tx1", "ty1"]).opts(
-        fill_alpha=0, line_dash="dashed", line_color="#111827", line_width=2, **NO_TOOLS, **FIXED)
-    arrow = hv.Segments([], kdims=["tx0", "ty0", "tx1", "ty1"]).opts(color="#111827", line_width=3, **NO_TOOLS,
-                                                                    **FIXED)
-    head = hv.Points([], kdims=["tx", "ty"], vdims=["angle"]).opts(
-        marker="triangle", angle=hv.dim("angle"), size=14, color="#111827", **NO_TOOLS, **FIXED)
-    label = hv.Labels([], kdims=["tx", "ty"], vdims=["text"]).opts(text_font_size="11px", **NO_TOOLS, **FIXED)
-    marker = hv.Points([], kdims=["tx", "ty"], vdims=["marker"]).opts(
-        marker="diamond", size=26, color="#f59e0b", line_color="#111827", line_width=2,
-        tools=["hover"], default_tools=[], toolbar=None, **FIXED)
-
-    def moving(version: int, last_move: tuple | None) -> hv.Overlay:
+    def redraw() -> None:
         move = views.last_move(session)
-        x0, x1, y, zeros = move["x0"], move["x1"], move["y"], [0] * len(move["x0"])
-        return hv.Overlay([
-            box_of_move.clone({"tx0": [x - 0.47 for x in x0], "ty0": zeros, "tx1": [x + 0.47 for x in x0],
-                               "ty1": [1] * len(x0)}),
-            arrow.clone({"tx0": x0, "ty0": y, "tx1": x1, "ty1": y}),
-            head.clone({"tx": x1, "ty": y, "angle": move["angle"]}),
-            label.clone({"tx": move["lx"], "ty": move["ly"], "text": move["label"]}),
-            marker.clone({"tx": [views.marker_space(session)], "ty": [0.2], "marker": ["Expansion Marker"]})])
+        x0, x1, y = move["x0"], move["x1"], move["y"]
+        box.data = {"left": [x - 0.47 for x in x0], "bottom": [0] * len(x0), "right": [x + 0.47 for x in x0],
+                    "top": [1] * len(x0)}
+        arrow.data = {"tx0": x0, "ty0": y, "tx1": x1, "ty1": y}
+        head.data = {"tx": x1, "ty": y, "angle": move["angle"]}
+        label.data = {"tx": move["lx"], "ty": move["ly"], "text": move["label"]}
+        marker.data = {"tx": [views.marker_space(session)], "ty": [0.2], "marker": ["Expansion Marker"]}
 
-    on = on or session
-    dynamic = hv.DynamicMap(pn.bind(moving, on.param.version, on.param.last_move))
-    return (board * numbers * names * ends * dynamic).opts(
-        hv.opts.Overlay(height=190, responsive=True, min_width=600, xlim=(0.4, 12.6), ylim=(-0.35, 1.6),
-                        xaxis=None, yaxis=None, show_frame=False, show_grid=False, toolbar=None,
-                        **_named("track")))
+    return _shown(fig, watched, ("version", "last_move"), redraw, **options)
 
 
-def forces(session: KzinSession, on: param.Parameterized | None = None) -> hv.DynamicMap:
-    """P(force) of each side of the battle in view, and the chance to win in the title (redrawn as :func:`track`
-    is, on ``version``, ``selection``, ``guess`` and ``predict``)."""
-    use_bokeh()
+SIDES = (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR))
 
-    sides_drawn = {side: hv.Histogram(([0.0, 1.0], [0.0]), kdims=["force"], vdims=["P(force)"], label=side).opts(
-        color=colour, fill_alpha=0.45, line_color=colour, **NO_TOOLS)
-        for side, colour in (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR))}  # cloned as track's
 
-    def draw(version: int, selection: list[int], guess: float | None, predict: bool) -> hv.Overlay:
+def forces(session: KzinSession, on: param.Parameterized | None = None, **options: Any) -> pn.pane.Bokeh:
+    """P(force) of each side of the battle in view, and the chance to win in the title; redrawn when ``on``'s
+    ``version``, ``selection``, ``guess`` or ``predict`` changes."""
+    fig = _figure("forces", height=230, min_width=300, y_range=Range1d(0, 1), title="Force distributions")
+    fig.yaxis.formatter = NumeralTickFormatter(format="0%")
+    fig.yaxis.axis_label = "P(force)"
+    fig.xaxis.axis_label = "force"
+    fig.title.text_font_size = "12pt"
+    sources = {side: ColumnDataSource({"left": [], "right": [], "top": [], "bottom": []}) for side, _ in SIDES}
+    bars = {side: fig.quad(left="left", right="right", top="top", bottom="bottom", source=sources[side],
+                           fill_color=colour, fill_alpha=0.45, line_color=colour, name=side) for side, colour in SIDES}
+    _legend_above(fig, bars)
+
+    def redraw() -> None:
         sides = views.force_sides(session)
-        layers, top = [], 0.0
-        for side, drawn in sides_drawn.items():
+        top = 0.0
+        for side, _colour in SIDES:
             if side in sides:
                 force, p = views.force_distribution(*sides[side])
-                edges, values = [*(force - 0.5), force[-1] + 0.5], list(p)
+                sources[side].data = {"left": force - 0.5, "right": force + 0.5, "top": p, "bottom": np.zeros(len(p))}
                 top = max(top, float(p.max()))
             else:
-                edges, values = [0.0, 1.0], [0.0]
-            layers.append(drawn.clone((edges, values)))
-        return hv.Overlay(layers).opts(title=views.forces_title(session), ylim=(0, 1.15 * top or 1))
+                sources[side].data = {"left": [], "right": [], "top": [], "bottom": []}
+        fig.title.text = views.forces_title(session)
+        fig.y_range.end = 1.15 * top or 1
 
-    on = on or session
-    return hv.DynamicMap(pn.bind(draw, on.param.version, on.param.selection, on.param.guess, on.param.predict)).opts(
-        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
-                        yformatter=NumeralTickFormatter(format="0%"), ylabel="P(force)", toolbar=None,
-                        **_named("forces")),
-        hv.opts.Histogram(framewise=True))
+    return _shown(fig, on or session, ("version", "selection", "guess", "predict"), redraw, **options)
 
 
-def running(session: KzinSession, on: param.Parameterized | None = None) -> hv.DynamicMap:
-    """The estimated chance of winning the game at the start of every turn, with its 95% interval (redrawn as
-    :func:`track` is, on ``running_odds``)."""
-    use_bokeh()
+def running(session: KzinSession, on: param.Parameterized | None = None, **options: Any) -> pn.pane.Bokeh:
+    """The estimated chance of winning the game at the start of every turn, with its 95% interval; redrawn when
+    ``on``'s ``running_odds`` changes."""
+    fig = _figure("running", height=230, min_width=300, y_range=Range1d(0, 1),
+                  title="Chance of winning the game, turn by turn")
+    fig.yaxis.formatter = NumeralTickFormatter(format="0.0%")
+    fig.yaxis.axis_label = "P(win the game)"
+    fig.xaxis.axis_label = "turn"
+    fig.title.text_font_size = "12pt"
+    source = ColumnDataSource({"turn": [], "win": [], "low": [], "high": []})
+    band = fig.varea(x="turn", y1="low", y2="high", source=source, fill_color="#93c5fd", fill_alpha=0.5)
+    line = fig.line(x="turn", y="win", source=source, line_color=views.HUMAN_COLOUR, line_width=2)
+    dots = fig.scatter(x="turn", y="win", source=source, size=6, fill_color=views.HUMAN_COLOUR,
+                       line_color=views.HUMAN_COLOUR)
+    fig.add_tools(HoverTool(renderers=[dots], tooltips=[("turn", "@turn"), ("P(win the game)", "@win{0.0%}"),
+                                                        ("95% interval", "@low{0.0%} to @high{0.0%}")]))
+    _legend_above(fig, {"95% interval": band, "estimate": line})
 
-    def draw(running_odds: list[dict]) -> hv.Overlay:
-        d = views.running_data(running_odds)
-        band = hv.Area((d["turn"], d["low"], d["high"]), kdims=["turn"], vdims=["low", "high"],
-                       label="95% interval").opts(color="#93c5fd", alpha=0.5, line_alpha=0, **NO_TOOLS)
-        line = hv.Curve((d["turn"], d["win"]), kdims=["turn"], vdims=["P(win the game)"], label="estimate").opts(
-            color=views.HUMAN_COLOUR, line_width=2, **NO_TOOLS)
-        dots = hv.Scatter((d["turn"], d["win"], d["low"], d["high"]), kdims=["turn"],
-                          vdims=["P(win the game)", "low", "high"]).opts(
-            color=views.HUMAN_COLOUR, size=6, tools=["hover"], default_tools=[], toolbar=None)
-        return (band * line * dots).opts(ylim=(0, min(1.0, 1.15 * max(d["high"], default=0.0)) or 1))
+    def redraw() -> None:
+        d = views.running_data((on or session).running_odds)
+        source.data = d
+        fig.y_range.end = min(1.0, 1.15 * max(d["high"], default=0.0)) or 1
 
-    return hv.DynamicMap(pn.bind(draw, (on or session).param.running_odds)).opts(
-        hv.opts.Overlay(height=230, responsive=True, min_width=300, legend_position="top",
-                        yformatter=NumeralTickFormatter(format="0.0%"), ylabel="P(win the game)", toolbar=None,
-                        title="Chance of winning the game, turn by turn", **_named("running")),
-        hv.opts.Area(framewise=True), hv.opts.Curve(framewise=True), hv.opts.Scatter(framewise=True))
+    return _shown(fig, on or session, ("running_odds",), redraw, **options)

@@ -64,11 +64,12 @@ def tile_styles(card_type: str, selected: bool) -> dict[str, str]:
 
 
 NO_TILES = "No Human Fleet or Tactics card in play."
-TILE_POOL_STEP = 8
+TILE_POOL_START, TILE_POOL_STEP = 24, 8
 """Tiles the pool starts with (hidden), and grows by when the cards in play outnumber it. A new tile changes the
 tiles' box, and a browser draws a changed box again whole, every tile with it (measured: 1.3-1.6 s of the other
-browser's time at a table, where a tile relabelled or shown takes a few ms); a game that keeps its cards has up to
-26 in play."""
+browser's time at a table, where a tile relabelled or shown takes a few ms), and eight new tiles made in a click
+took 80-100 ms of the server's (the worst decisions of ``python -m apps._bench``); a game that keeps its cards has
+up to 26 in play. 24 to start with: the page takes about 30 ms longer to build for each 8."""
 
 
 class CardTiles(KzinView):
@@ -92,8 +93,9 @@ class CardTiles(KzinView):
 
     def _follow(self, *_events: Any) -> None:
         table = [v for v in self.session.table() if v.type in (HUMAN_FLEET, TACTICS)]
-        while len(self.buttons) < max(len(table), TILE_POOL_STEP):  # grows a row at a time (see TILE_POOL_STEP)
-            for slot in range(len(self.buttons), len(self.buttons) + TILE_POOL_STEP):
+        while len(self.buttons) < max(len(table), TILE_POOL_START):  # grows a row at a time (see TILE_POOL_STEP)
+            step = TILE_POOL_STEP if self.buttons else TILE_POOL_START
+            for slot in range(len(self.buttons), len(self.buttons) + step):
                 tile = pn.widgets.Button(margin=4, css_classes=["tile"], stylesheets=[TILE_STYLES], visible=False)
                 tile.on_click(lambda _e, slot=slot: self._clicked(slot))
                 self.buttons.append(tile)

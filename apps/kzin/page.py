@@ -85,14 +85,14 @@ class KzinPage(pn.viewable.Viewer):
         status = html_pane(self._bound(views.status_html, v), margin=(0, 10), align="center")
         notice = html_pane(pn.bind(notice_html, live.param.notice), stylesheets=[NOTICE_CSS], margin=(0, 10),
                            sizing_mode="stretch_width", name="notice")
-        track = pn.pane.HoloViews(charts.track(s, self.charts_live), sizing_mode="stretch_width", linked_axes=False)
+        track = charts.track(s, self.charts_live, sizing_mode="stretch_width")
         table_box = box(
             "The table",
             pn.pane.Markdown("**Drawn this turn**", margin=(0, 4)), html_pane(self._bound(views.drawn_html, v)),
             pn.pane.Markdown("**Your Fleets and Tactics** (click to select for the commitment)", margin=(0, 4)),
             self.tiles, self.decisions,
             html_pane(self._bound(views.table_html, v), margin=0, sizing_mode="stretch_width"))
-        forces = pn.pane.HoloViews(charts.forces(s, self.charts_live), sizing_mode="stretch_width", linked_axes=False,
+        forces = charts.forces(s, self.charts_live, sizing_mode="stretch_width",
                                    visible=pn.bind(lambda _v: s.decision() is not None, v))
         predict = pn.widgets.Checkbox(label="Predict, then see (hide the exact chance until I have guessed)",
                                       value=s.predict)
@@ -111,9 +111,8 @@ class KzinPage(pn.viewable.Viewer):
                          name="odds", sizing_mode="stretch_width")
         odds_box = box("Live odds", pn.Row(predict, guess), odds, calibration,
                        forces, pn.pane.Markdown("#### The advisor", margin=(0, 4)), self.advisor)
-        running_box = box("Running odds", pn.pane.HoloViews(charts.running(s, self.charts_live),
-                                                            sizing_mode="stretch_width",
-                                                            linked_axes=False), self.running)
+        running = charts.running(s, self.charts_live, sizing_mode="stretch_width")
+        running_box = box("Running odds", running, self.running)
         deck_box = box("The deck (order hidden)",
                        pn.pane.DataFrame(self._bound(views.deck_frame, v), index=False, sizing_mode="stretch_width"))
         log_box = box("Game log", pn.pane.DataFrame(self._bound(self._log_frame, v), index=False,
