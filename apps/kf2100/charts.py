@@ -1,7 +1,8 @@
-"""The Kung Fu 2100 combat chart as a HoloViews DynamicMap bound to parameters (no Bokeh model written by hand).
+"""The Kung Fu 2100 combat chart: a Bokeh figure drawn once, whose data sources follow the outlook shown
+(:func:`apps.plotting.follow_pane` says why not a HoloViews DynamicMap).
 
-A DynamicMap redraws in place when a parameter it depends on changes, in a served tab and in a notebook cell
-alike. Its Bokeh figure is named ``hits`` for the browser tests (the CRT is a table: :mod:`apps.kf2100.reference`).
+Its figure is named ``hits`` for the browser tests, and its bars' source has the ``label`` column they count (the
+CRT is a table: :mod:`apps.kf2100.reference`).
 """
 
 from __future__ import annotations
@@ -9,44 +10,43 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import holoviews as hv
 import panel as pn
-from bokeh.models import NumeralTickFormatter
+import param
+from bokeh.models import ColumnDataSource, HoverTool, NumeralTickFormatter, Range1d
 
 from apps.kf2100 import views
-from apps.plotting import use_bokeh
+from apps.plotting import follow_pane, plain_figure
 
-NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
-
-
-def _named(name: str) -> dict:
-    return {"backend_opts": {"plot.name": name}}
+WIDTH = 0.17
+"""Half a bar's width: each number of hits has a bar a side, 0.36 apart."""
 
 
-def hits(current: Callable[[], Any], *deps: Any) -> hv.DynamicMap:
+def hits(current: Callable[[], Any], on: param.Parameterized, *names: str, **options: Any) -> pn.pane.Bokeh:
     """P(hits) of each side in the whole combat, with error bars when the outlook is simulated.
 
-    ``current()`` gives the outlook of the combat in view (None: none yet), redrawn when any of ``deps``
-    (parameters) changes."""
-    use_bokeh()
+    ``current()`` gives the outlook of the combat in view (None: none yet), drawn again when one of ``on``'s
+    parameters ``names`` changes."""
+    fig = plain_figure("hits", height=210, width=420, sizing_mode="fixed", y_range=Range1d(0, 1),
+                       title=views.hits_title(None))
+    fig.title.text_font_size = "10.5pt"
+    fig.yaxis.formatter = NumeralTickFormatter(format="0%")
+    fig.xaxis.axis_label, fig.yaxis.axis_label = "hits taken", "P"
+    bars = ColumnDataSource({"left": [], "right": [], "top": [], "colour": [], "label": []})
+    spans = ColumnDataSource({"x": [], "low": [], "high": []})
+    drawn = fig.quad(left="left", right="right", bottom=0, top="top", source=bars, fill_color="colour",
+                     line_color=None)
+    fig.segment(x0="x", y0="low", x1="x", y1="high", source=spans, line_color="#111827", line_width=1.5)
+    fig.add_tools(HoverTool(renderers=[drawn], tooltips=[("", "@label")]))
 
-    def draw(*_values: Any) -> hv.Overlay:
+    def redraw() -> None:
         outlook = current()
         d = views.hits_data(outlook)
-        bars = hv.Rectangles([(x - 0.17, 0, x + 0.17, p, c, lab) for x, p, c, lab in
-                              zip(d["x"], d["p"], d["colour"], d["label"], strict=True)],
-                             kdims=["x0", "y0", "x1", "y1"], vdims=["colour", "label"]).opts(
-            color="colour", line_color=None, tools=["hover"], hover_tooltips=[("", "@label")], default_tools=[],
-            toolbar=None)
+        bars.data = {"left": [x - WIDTH for x in d["x"]], "right": [x + WIDTH for x in d["x"]], "top": d["p"],
+                     "colour": d["colour"], "label": d["label"]}
         simulated = outlook is not None and not outlook.exact
-        spans = [(x, p, p - lo, hi - p) for x, p, lo, hi in zip(d["x"], d["p"], d["low"], d["high"], strict=True)
-                 ] if simulated else []
-        whiskers = hv.ErrorBars(spans, kdims=["x"], vdims=["p", "minus", "plus"]).opts(color="#111827", **NO_TOOLS)
-        top = max(d["high"], default=0.0)
-        return (bars * whiskers).opts(title=views.hits_title(outlook), ylim=(0, min(1.05, 1.15 * top) or 1))
+        spans.data = ({"x": d["x"], "low": d["low"], "high": d["high"]} if simulated
+                      else {"x": [], "low": [], "high": []})
+        fig.title.text = views.hits_title(outlook)
+        fig.y_range.end = min(1.05, 1.15 * max(d["high"], default=0.0)) or 1
 
-    return hv.DynamicMap(pn.bind(draw, *deps)).opts(
-        hv.opts.Overlay(height=210, width=420, xlabel="hits taken", ylabel="P", toolbar=None,
-                        yformatter=NumeralTickFormatter(format="0%"), fontsize={"title": "10.5pt"},
-                        **_named("hits")),
-        hv.opts.Rectangles(framewise=True), hv.opts.ErrorBars(framewise=True))
+    return follow_pane(fig, on, names, redraw, **options)

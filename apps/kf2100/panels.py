@@ -107,8 +107,7 @@ class Outlook(pn.viewable.Viewer):
         s.param.watch(on_page_of(doc, self._follow), ["version"])
         s.param.watch(on_page_of(doc, lambda: self.param.trigger("followed")), ["version"])
         self._follow()
-        self.chart = pn.pane.HoloViews(charts.hits(lambda: self.shown[1], self.param.shown), linked_axes=False,
-                                       margin=0)
+        self.chart = charts.hits(lambda: self.shown[1], self, "shown", margin=0)
         self.note = pn.pane.HTML(pn.bind(lambda shown: views.outlook_note(shown[1], shown[0]), self.param.shown),
                                  width=420, margin=(0, 6), styles={"font-size": "12px"}, name="outlook")
 

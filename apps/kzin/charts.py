@@ -16,56 +16,25 @@ the tests read them (the marker's ``tx``, the arrow's ``tx1``, the histograms' `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, NumeralTickFormatter, Range1d
-from bokeh.plotting import figure
+from bokeh.models import ColumnDataSource, HoverTool, NumeralTickFormatter, Range1d
 
 from apps.kzin import views
+from apps.plotting import FONT, follow_pane, legend_above, plain_figure
 from engine.kzin.cards import SPACES
 from engine.kzin.session import KzinSession
 
 TRACK_X, TRACK_Y = (0.4, 12.6), (-0.35, 1.6)
-FONT = "sans-serif"  # Bokeh's default, helvetica, falls back to a serif font where it is missing (a Linux browser)
-
-
-def _figure(name: str, **options: Any) -> Any:
-    """A figure with no tools and no toolbar, drawn on a 2-D canvas (:func:`apps.plotting.use_bokeh` says why)."""
-    return figure(name=name, tools="", toolbar_location=None, output_backend="canvas", sizing_mode="stretch_width",
-                  **options)
-
-
-def _shown(fig: Any, on: param.Parameterized, names: Sequence[str], redraw: Callable[[], None],
-           **options: Any) -> pn.pane.Bokeh:
-    """``fig`` in a pane, drawn now and again whenever one of ``on``'s parameters ``names`` changes.
-
-    In a notebook cell Panel sends a change made to a Bokeh model by hand only with its next push of its own, so
-    each redraw is pushed (``pn.io.push_notebook``, Panel's documented way; nothing to do on a served page)."""
-    pane = pn.pane.Bokeh(fig, **options)
-
-    def follow(*_events: Any) -> None:
-        redraw()
-        pn.io.push_notebook(pane)
-
-    on.param.watch(follow, list(names))
-    redraw()
-    return pane
-
-
-def _legend_above(fig: Any, renderers: dict[str, Any]) -> None:
-    """A legend in a line above the chart, clear of what it draws."""
-    items = [LegendItem(label=label, renderers=[r]) for label, r in renderers.items()]
-    fig.add_layout(Legend(items=items, orientation="horizontal", location="center", border_line_alpha=0), "above")
 
 
 def track(session: KzinSession, on: param.Parameterized | None = None, **options: Any) -> pn.pane.Bokeh:
     """The 12 spaces from Earth to the Kzin Home Worlds, the Expansion Marker and its last move; redrawn when
     ``on``'s ``version`` or ``last_move`` changes (the session's own by default)."""
-    fig = _figure("track", height=190, min_width=600, x_range=Range1d(*TRACK_X), y_range=Range1d(*TRACK_Y))
+    fig = plain_figure("track", height=190, min_width=600, x_range=Range1d(*TRACK_X), y_range=Range1d(*TRACK_Y))
     fig.axis.visible = False
     fig.grid.visible = False
     fig.outline_line_color = None
@@ -105,7 +74,7 @@ def track(session: KzinSession, on: param.Parameterized | None = None, **options
         label.data = {"tx": move["lx"], "ty": move["ly"], "text": move["label"]}
         marker.data = {"tx": [views.marker_space(session)], "ty": [0.2], "marker": ["Expansion Marker"]}
 
-    return _shown(fig, watched, ("version", "last_move"), redraw, **options)
+    return follow_pane(fig, watched, ("version", "last_move"), redraw, **options)
 
 
 SIDES = (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR))
@@ -114,7 +83,7 @@ SIDES = (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR))
 def forces(session: KzinSession, on: param.Parameterized | None = None, **options: Any) -> pn.pane.Bokeh:
     """P(force) of each side of the battle in view, and the chance to win in the title; redrawn when ``on``'s
     ``version``, ``selection``, ``guess`` or ``predict`` changes."""
-    fig = _figure("forces", height=230, min_width=300, y_range=Range1d(0, 1), title="Force distributions")
+    fig = plain_figure("forces", height=230, min_width=300, y_range=Range1d(0, 1), title="Force distributions")
     fig.yaxis.formatter = NumeralTickFormatter(format="0%")
     fig.yaxis.axis_label = "P(force)"
     fig.xaxis.axis_label = "force"
@@ -122,7 +91,7 @@ def forces(session: KzinSession, on: param.Parameterized | None = None, **option
     sources = {side: ColumnDataSource({"left": [], "right": [], "top": [], "bottom": []}) for side, _ in SIDES}
     bars = {side: fig.quad(left="left", right="right", top="top", bottom="bottom", source=sources[side],
                            fill_color=colour, fill_alpha=0.45, line_color=colour, name=side) for side, colour in SIDES}
-    _legend_above(fig, bars)
+    legend_above(fig, bars)
 
     def redraw() -> None:
         sides = views.force_sides(session)
@@ -137,13 +106,13 @@ def forces(session: KzinSession, on: param.Parameterized | None = None, **option
         fig.title.text = views.forces_title(session)
         fig.y_range.end = 1.15 * top or 1
 
-    return _shown(fig, on or session, ("version", "selection", "guess", "predict"), redraw, **options)
+    return follow_pane(fig, on or session, ("version", "selection", "guess", "predict"), redraw, **options)
 
 
 def running(session: KzinSession, on: param.Parameterized | None = None, **options: Any) -> pn.pane.Bokeh:
     """The estimated chance of winning the game at the start of every turn, with its 95% interval; redrawn when
     ``on``'s ``running_odds`` changes."""
-    fig = _figure("running", height=230, min_width=300, y_range=Range1d(0, 1),
+    fig = plain_figure("running", height=230, min_width=300, y_range=Range1d(0, 1),
                   title="Chance of winning the game, turn by turn")
     fig.yaxis.formatter = NumeralTickFormatter(format="0.0%")
     fig.yaxis.axis_label = "P(win the game)"
@@ -156,11 +125,11 @@ def running(session: KzinSession, on: param.Parameterized | None = None, **optio
                        line_color=views.HUMAN_COLOUR)
     fig.add_tools(HoverTool(renderers=[dots], tooltips=[("turn", "@turn"), ("P(win the game)", "@win{0.0%}"),
                                                         ("95% interval", "@low{0.0%} to @high{0.0%}")]))
-    _legend_above(fig, {"95% interval": band, "estimate": line})
+    legend_above(fig, {"95% interval": band, "estimate": line})
 
     def redraw() -> None:
         d = views.running_data((on or session).running_odds)
         source.data = d
         fig.y_range.end = min(1.0, 1.15 * max(d["high"], default=0.0)) or 1
 
-    return _shown(fig, on or session, ("running_odds",), redraw, **options)
+    return follow_pane(fig, on or session, ("running_odds",), redraw, **options)
