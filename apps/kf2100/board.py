@@ -17,6 +17,7 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, HoverTool
 from bokeh.plotting import figure
+from panel.io.state import set_curdoc
 
 from apps.commands import on_page
 from apps.gestures import gesture_source, take_clicks
@@ -91,7 +92,8 @@ class Board(pn.viewable.Viewer):
         take_clicks(self.figure, self.gesture, self._on_gesture)
         self._pane = pn.pane.Bokeh(self.figure, name="board", margin=0)
         # A change may come from another browser at the table: the board's layers follow on this page's document.
-        doc = page_document()
+        self._doc = doc = page_document()
+        self._unsent: dict[str, dict[str, list]] = {}
         s.param.watch(on_page_of(doc, self._on_version), ["version"])
         s.param.watch(on_page_of(doc, self.follow), ["selected", "way"])
         self.param.watch(on_page_of(doc, self.follow), ["armed"])
@@ -109,7 +111,24 @@ class Board(pn.viewable.Viewer):
         new = frames(self.session, self.model, self.armed, self.sides)
         old, self.frames = self.frames, new
         changed = {name for name in LAYER_FRAMES if new[name] != old[name]}
-        for layer, data in layer_columns(new, [k for k, drawn in LAYERS.items() if drawn & changed]).items():
+        layers = [k for k, drawn in LAYERS.items() if drawn & changed]
+        if not layers:
+            return
+        due = bool(self._unsent)
+        self._unsent.update(layer_columns(new, layers))
+        if due:
+            return  # already scheduled: that write sends these too
+        if self._doc is None:
+            self._write()
+            return
+        # On a served page the sources change on the page's next tick, where Bokeh holds the document's lock: a
+        # change may come from a bot's step, which runs in an async task of the page's loop outside the lock.
+        with set_curdoc(self._doc):
+            pn.state.execute(self._write, schedule=True)
+
+    def _write(self) -> None:
+        unsent, self._unsent = self._unsent, {}
+        for layer, data in unsent.items():
             self.sources[layer].data = data
 
     # --- clicks -----------------------------------------------------------------------------------------
