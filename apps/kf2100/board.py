@@ -3,9 +3,10 @@
 The figure is built once: the static lair drawn once, each moving layer (the pieces' squares and texts, the trail
 of the last moves, the way) a ``ColumnDataSource`` whose data is replaced only when that layer changed, on the
 page's own document tick. A HoloViews overlay redrew the whole figure for every change (every layer's glyphs and
-the ranges of them all: ~140 ms of a board click on this machine); here a click costs the layers it changed. A
-click is written into a ``gesture`` source by the browser (:mod:`apps.gestures`) and run on the page's next tick,
-in a served tab and in a notebook cell alike. What the layers draw is :func:`apps.kf2100.lair.frames`.
+the ranges of them all: a board click took ~140 ms of the server, now ~40 ms with the rest of the page's views,
+the board's part of it ~2 ms). A click is written into a ``gesture`` source by the browser (:mod:`apps.gestures`)
+and run on the page's next tick, in a served tab and in a notebook cell alike. What the layers draw is
+:func:`apps.kf2100.lair.frames`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from engine.kf2100.steps import Step
 SCALE = 30  # pixels per square
 LAYER_FRAMES = frozenset().union(*LAYERS.values())
 """Every frame a moving layer draws: a layer is sent anew only when one of its frames changed."""
-CENTRED = {"text_align": "center", "text_baseline": "middle"}
+CENTRED: dict[str, Any] = {"text_align": "center", "text_baseline": "middle"}
 
 
 def lair_figure(m: BoardModel, sources: dict[str, ColumnDataSource]) -> figure:
