@@ -1,26 +1,28 @@
-"""The Kung Fu 2100 board: the lair drawn with HoloViews, and clicks on it turned into session commands.
+"""The Kung Fu 2100 board: the lair as one Bokeh figure, and clicks on it turned into session commands.
 
-The lair is static; the moving layers (highlights and counters, their texts, the trail of the last moves, the
-way) are DynamicMaps fed by one ``Pipe`` stream that is sent new data only when a layer changed, so the board
-follows the game in a served tab and in a notebook cell alike (HoloViews sends the data through Panel's channel).
-One stream, because each stream that fires redraws the whole board's figure (every layer's plot, and the ranges
-of them all): a move that changed the pieces and the trail cost two such redraws with a stream each. A layer
-whose data did not change is sent as the same object, and its DynamicMap then gives back the same element, which
-HoloViews leaves as it is. What the layers draw is :func:`apps.kf2100.lair.frames`.
+The figure is built once: the static lair drawn once, each moving layer (the pieces' squares and texts, the trail
+of the last moves, the way) a ``ColumnDataSource`` whose data is replaced only when that layer changed, on the
+page's own document tick. A HoloViews overlay redrew the whole figure for every change (every layer's glyphs and
+the ranges of them all: a board click took ~140 ms of the server, now ~40 ms with the rest of the page's views,
+the board's part of it ~2 ms). A click is written into a ``gesture`` source by the browser (:mod:`apps.gestures`)
+and run on the page's next tick, in a served tab and in a notebook cell alike. What the layers draw is
+:func:`apps.kf2100.lair.frames`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import holoviews as hv
 import panel as pn
 import param
+from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.plotting import figure
+from panel.io.state import set_curdoc
 
 from apps.commands import on_page
-from apps.kf2100.lair import BoardModel, armed_after, frames, layer_data, pieces
+from apps.gestures import gesture_source, take_clicks
+from apps.kf2100.lair import LAYERS, BoardModel, armed_after, frames, layer_columns
 from apps.kf2100.sides import Sides
 from apps.live import on_page_of, page_document
 from apps.plotting import use_bokeh
@@ -28,25 +30,43 @@ from engine.kf2100.session import KungFuSession
 from engine.kf2100.steps import Step
 
 SCALE = 30  # pixels per square
-NO_TOOLS = {"default_tools": [], "tools": [], "toolbar": None}
-PIECE_FRAMES = frozenset({"marks", "costs", "counters", "labels"})
-"""The frames drawn as the pieces' two layers (squares and texts)."""
-LAYER_FRAMES = PIECE_FRAMES | {"trail", "way"}
-"""Every frame a moving layer draws: one that changed is sent anew, the others as the objects sent before."""
+LAYER_FRAMES = frozenset().union(*LAYERS.values())
+"""Every frame a moving layer draws: a layer is sent anew only when one of its frames changed."""
+CENTRED: dict[str, Any] = {"text_align": "center", "text_baseline": "middle"}
 
 
-def same_for_same(draw: Callable[[dict[str, Any]], Any], *keys: str) -> Callable[[dict[str, Any]], Any]:
-    """``draw`` of the pipe's data, drawn again only when one of its layers ``keys`` is a new object: an
-    unchanged layer gives back its element as it was, and HoloViews then sends nothing for it."""
-    last: dict[str, Any] = {}
-
-    def drawn(data: dict[str, Any]) -> Any:
-        shown = tuple(data[k] for k in keys)
-        if "element" not in last or any(a is not b for a, b in zip(shown, last["shown"], strict=True)):
-            last.update(shown=shown, element=draw(data))
-        return last["element"]
-
-    return drawn
+def lair_figure(m: BoardModel, sources: dict[str, ColumnDataSource]) -> figure:
+    """The lair at ``SCALE`` pixels a square, the static layers drawn here once and the moving ones from
+    ``sources`` (``rects``, ``texts``, ``trail``, ``way``); the room names under the counters, so a counter on a
+    room's top edge hides its name, never the other way. Named ``board`` for the browser tests."""
+    xlim, ylim = (-4.3, m.width + 0.1), (-1.0, m.height + 1.15)
+    fig = figure(name="board", x_range=xlim, y_range=ylim, frame_width=round((xlim[1] - xlim[0]) * SCALE),
+                 frame_height=round((ylim[1] - ylim[0]) * SCALE), tools="", toolbar_location=None, min_border=0,
+                 margin=0, outline_line_alpha=0, background_fill_color="#f8fafc")
+    fig.axis.visible = False
+    fig.grid.visible = False
+    corners = {"left": "x0", "right": "x1", "bottom": "y0", "top": "y1"}
+    base = fig.quad(**corners, source=ColumnDataSource(m.base()), fill_color="colour", line_color="#cbd5e1",
+                    line_width=0.5)
+    fig.segment(x0="x0", y0="y0", x1="x1", y1="y1", source=ColumnDataSource(m.elevation_edges()),
+                line_color="#ea580c", line_width=3.5, line_dash="dashed")
+    fig.text(x="x", y="y", text="text", source=ColumnDataSource(m.fixed_labels()), text_color="colour",
+             text_font_size="8pt", **CENTRED)
+    fig.text(x="x", y="y", text="text", angle="angle", angle_units="deg", source=ColumnDataSource(m.room_labels()),
+             text_color="#334155", text_font_size="7pt", text_font_style="italic", background_fill_color="#f8fafc",
+             background_fill_alpha=0.85, **CENTRED)
+    fig.segment(x0="x0", y0="y0", x1="x1", y1="y1", source=sources["trail"], line_color="#2563eb", line_width=3,
+                line_alpha=0.7)
+    fig.multi_line(xs="xs", ys="ys", source=sources["way"], line_color="#7c3aed", line_width=3, line_dash="dotted",
+                   line_alpha=0.9)
+    # the highlights and the counters are one layer of squares, their numbers and names one of text
+    pieces = fig.quad(**corners, source=sources["rects"], fill_color="fill", line_color="line", fill_alpha="alpha",
+                      line_width="lw")
+    fig.text(x="x", y="y", text="text", source=sources["texts"], text_color="tcolour", text_font_size="7pt",
+             text_font_style="bold", **CENTRED)
+    fig.add_tools(HoverTool(renderers=[base], tooltips=[("", "@{what}")], sort_by=None),
+                  HoverTool(renderers=[pieces], tooltips=[("", "@{detail}")], sort_by=None))
+    return fig
 
 
 class Board(pn.viewable.Viewer):
@@ -68,12 +88,14 @@ class Board(pn.viewable.Viewer):
         self.model = BoardModel(s.map_layout(), s.game.board)
         self.armed = armed_after(s, self.armed, self.sides)
         self.frames = frames(s, self.model, self.armed, self.sides)
-        self.pipe = hv.streams.Pipe(data=self._layers(self.frames))
-        self.tap = hv.streams.Tap(transient=True)
-        self.tap.add_subscriber(self._on_tap)
-        self._pane = pn.pane.HoloViews(self._plot(), linked_axes=False, name="board", margin=0)
+        self.sources = {name: ColumnDataSource(data) for name, data in layer_columns(self.frames, LAYERS).items()}
+        self.figure = lair_figure(self.model, self.sources)
+        self.gesture = gesture_source()
+        take_clicks(self.figure, self.gesture, self._on_gesture)
+        self._pane = pn.pane.Bokeh(self.figure, name="board", margin=0)
         # A change may come from another browser at the table: the board's layers follow on this page's document.
-        doc = page_document()
+        self._doc = doc = page_document()
+        self._unsent: dict[str, dict[str, list]] = {}
         s.param.watch(on_page_of(doc, self._on_version), ["version"])
         s.param.watch(on_page_of(doc, self.follow), ["selected", "way"])
         self.param.watch(on_page_of(doc, self.follow), ["armed"])
@@ -86,73 +108,37 @@ class Board(pn.viewable.Viewer):
         else:
             self.follow()
 
-    @staticmethod
-    def _layers(f: dict[str, Any], sent: dict[str, Any] | None = None, changed: frozenset[str] = LAYER_FRAMES
-                ) -> dict[str, Any]:
-        """What the pipe carries: the pieces' two layers (``rects``, ``texts``), the ``trail`` and the ``way``;
-        a layer whose frames are not in ``changed`` keeps its object of ``sent``."""
-        if sent is None:
-            changed = LAYER_FRAMES
-        drawn = {**pieces(f)} if changed & PIECE_FRAMES else {"rects": sent["rects"], "texts": sent["texts"]}
-        drawn["trail"] = layer_data(f["trail"]) if "trail" in changed else sent["trail"]
-        drawn["way"] = f["way"] if "way" in changed else sent["way"]
-        return drawn
-
     def follow(self, *_events: Any) -> None:
-        """Bring the moving layers in step: the pipe is sent on only when a layer's data changed."""
+        """Bring the moving layers in step: a layer's source is given new data only when its frames changed."""
         new = frames(self.session, self.model, self.armed, self.sides)
         old, self.frames = self.frames, new
-        changed = frozenset(name for name in LAYER_FRAMES if new[name] != old[name])
-        if changed:
-            self.pipe.send(self._layers(new, self.pipe.data, changed))
+        changed = {name for name in LAYER_FRAMES if new[name] != old[name]}
+        layers = [k for k, drawn in LAYERS.items() if drawn & changed]
+        if not layers:
+            return
+        due = bool(self._unsent)
+        self._unsent.update(layer_columns(new, layers))
+        if due:
+            return  # already scheduled: that write sends these too
+        if self._doc is None:
+            self._write()
+            return
+        # On a served page the sources change on the page's next tick, where Bokeh holds the document's lock: a
+        # change may come from a bot's step, which runs in an async task of the page's loop outside the lock.
+        with set_curdoc(self._doc):
+            pn.state.execute(self._write, schedule=True)
 
-    def _plot(self) -> hv.Overlay:
-        use_bokeh()
-        m = self.model
-        w, h = m.width, m.height
-        xlim, ylim = (-4.3, w + 0.1), (-1.0, h + 1.15)
-        base = hv.Rectangles(m.base(), kdims=["x0", "y0", "x1", "y1"], vdims=["colour", "square", "what"]).opts(
-            color="colour", line_color="#cbd5e1", line_width=0.5, tools=["hover"], hover_tooltips=[("", "@what")],
-            default_tools=[], toolbar=None, apply_ranges=False)
-        self.tap.source = base
-        edge = hv.Segments(m.elevation_edges(), kdims=["x0", "y0", "x1", "y1"]).opts(
-            color="#ea580c", line_width=3.5, line_dash="dashed", apply_ranges=False, **NO_TOOLS)
-        fixed = hv.Labels(m.fixed_labels(), kdims=["x", "y"], vdims=["text", "colour"]).opts(
-            text_font_size="8pt", text_color="colour", apply_ranges=False, **NO_TOOLS)
-        rooms = hv.Labels(m.room_labels(), kdims=["x", "y"], vdims=["text", "angle"]).opts(
-            text_font_size="7pt", text_color="#334155", text_font_style="italic", angle="angle",
-            background_fill_color="#f8fafc", background_fill_alpha=0.85, apply_ranges=False, **NO_TOOLS)
-        still = {"apply_ranges": False, **NO_TOOLS}
-        trail = hv.DynamicMap(same_for_same(lambda data: hv.Segments(data["trail"], kdims=["x0", "y0", "x1", "y1"]),
-                                            "trail"), streams=[self.pipe]).opts(
-            color="#2563eb", line_width=3, alpha=0.7, **still)
-
-        def moving(data: dict[str, Any]) -> hv.Overlay:
-            # the highlights and the counters are one layer of squares, their numbers and names one of text:
-            # a click then updates two glyphs, not six (each costs the whole board's update)
-            return (hv.Rectangles(data["rects"], kdims=["x0", "y0", "x1", "y1"],
-                                  vdims=["fill", "line", "alpha", "lw", "name", "detail"]).opts(
-                fill_color="fill", line_color="line", fill_alpha="alpha", line_width="lw", tools=["hover"],
-                hover_tooltips=[("", "@detail")], default_tools=[], toolbar=None, apply_ranges=False)
-                * hv.Labels(data["texts"], kdims=["x", "y"], vdims=["text", "tcolour"]).opts(
-                    text_font_size="7pt", text_color="tcolour", text_font_style="bold", **still))
-
-        layers = hv.DynamicMap(same_for_same(moving, "rects", "texts"), streams=[self.pipe])
-        way = hv.DynamicMap(same_for_same(lambda data: hv.Path(data["way"], kdims=["x", "y"]), "way"),
-                            streams=[self.pipe]).opts(color="#7c3aed", line_width=3, line_dash="dotted", alpha=0.9,
-                                                      **still)
-        # the room names under the counters: a counter on a room's top edge hides its name, never the other way
-        return (base * edge * fixed * rooms * trail * way * layers).opts(
-            hv.opts.Overlay(xlim=xlim, ylim=ylim, frame_width=round((xlim[1] - xlim[0]) * SCALE),
-                            frame_height=round((ylim[1] - ylim[0]) * SCALE), xaxis=None, yaxis=None, toolbar=None,
-                            show_frame=False, bgcolor="#f8fafc", border=0, backend_opts={"plot.name": "board"}))
+    def _write(self) -> None:
+        unsent, self._unsent = self._unsent, {}
+        for layer, data in unsent.items():
+            self.sources[layer].data = data
 
     # --- clicks -----------------------------------------------------------------------------------------
-    def _on_tap(self, x: float | None, y: float | None) -> None:
-        """HoloViews delivers a tap outside the page's document lock: the click runs on the page's next tick
-        (``apps.commands.on_page``), for the game as it was when it was made."""
-        if x is not None and y is not None:
-            on_page(partial(self.click, x, y), self.session)(None)
+    def _on_gesture(self, _kind: str, x: float, y: float, *_end: float) -> None:
+        """A click the browser wrote into the ``gesture`` source. Bokeh calls this under the document lock, while
+        it applies the browser's message: the click runs on the page's next tick (``apps.commands.on_page``; at
+        once in a notebook), for the game as it was when it was made."""
+        on_page(partial(self.click, x, y), self.session)(None)
 
     def figure_at(self, col: int, row: int) -> str | None:
         for fid, where in self.frames["where"].items():

@@ -9,9 +9,8 @@ beside their entry: west of the map for the disposal and the loo, north of it fo
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
-
-import numpy as np
 
 from apps.kf2100.sides import Sides
 from engine.kf2100.actions import Attack, Place
@@ -250,17 +249,14 @@ class BoardModel:
 
 
 
-
-COLOUR_COLUMNS = ("fill", "line", "tcolour")
-
-
-def layer_data(data: dict[str, list]) -> dict[str, Any]:
-    """A layer's columns for HoloViews: the colour columns as object arrays, so that an empty layer is still
-    read as colours (an empty list reads as numbers, and the next frame's colours then fail to map)."""
-    return {k: np.array(v, dtype=object) if k in COLOUR_COLUMNS else v for k, v in data.items()}
+PIECE_FRAMES = frozenset({"marks", "costs", "counters", "labels"})
+"""The frames drawn as the pieces' two layers (squares and texts)."""
+LAYERS: dict[str, frozenset[str]] = {"rects": PIECE_FRAMES, "texts": PIECE_FRAMES, "trail": frozenset({"trail"}),
+                                     "way": frozenset({"way"})}
+"""The board's moving layers, each with the frames it draws."""
 
 
-def pieces(f: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def pieces(f: dict[str, Any]) -> dict[str, dict[str, list]]:
     """The board's moving squares (highlights under counters) and texts (costs, figure names, levels left) as
     two layers."""
     marks, counters, costs, labels = f["marks"], f["counters"], f["costs"], f["labels"]
@@ -274,7 +270,20 @@ def pieces(f: dict[str, Any]) -> dict[str, dict[str, Any]]:
              "text": costs["text"] + labels["text"] + labels["levels"],
              "tcolour": ["#14532d"] * len(costs["x"]) + labels["tcolour"] * 2}
     assert len(texts["tcolour"]) == len(costs["x"]) + 2 * n
-    return {"rects": layer_data(rects), "texts": layer_data(texts)}
+    return {"rects": rects, "texts": texts}
+
+
+def layer_columns(f: dict[str, Any], names: Iterable[str]) -> dict[str, dict[str, list]]:
+    """The columns of the board's moving layers ``names`` (of :data:`LAYERS`) from :func:`frames`: the one place
+    the frames become a figure's data (the way, a list of points, becomes one line)."""
+    names = set(names)
+    out = pieces(f) if names & {"rects", "texts"} else {}
+    if "trail" in names:
+        out["trail"] = dict(f["trail"])
+    if "way" in names:
+        way = f["way"]
+        out["way"] = {"xs": [[x for x, _ in way]], "ys": [[y for _, y in way]]} if way else {"xs": [], "ys": []}
+    return {k: v for k, v in out.items() if k in names}
 
 
 def _empty(*keys: str) -> dict[str, list]:

@@ -4,7 +4,7 @@ A click (``Tap``) chooses a die, a launch spot or where to place a die knocked o
 ``PanEnd``) aims the flick, its arrow drawn live in the browser while dragging (``CustomJS``). The browser writes
 each gesture into a data source (``gesture``) that the arena watches, and from there it reaches the session
 through :func:`apps.commands.on_page`: not through Python callbacks of Bokeh's events, which in a notebook lose a
-widget change the browser sends with them (see :data:`apps.zoo.arena_js.GESTURE_JS`). The figure's data
+widget change the browser sends with them (see :mod:`apps.gestures`). The figure's data
 sources follow the session's parameters: every redraw goes through ``pn.state.execute``, which runs it at once
 under the document lock (a click, a notebook) or on the page's next tick (a result that came back from a worker
 thread), never from a thread.
@@ -28,8 +28,9 @@ from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from apps.commands import on_page
+from apps.gestures import gesture_source, take_clicks
 from apps.zoo import adapter as za
-from apps.zoo.arena_js import ANIMATE_JS, DRAG_END_JS, DRAG_MOVE_JS, DRAG_START_JS, GESTURE_JS
+from apps.zoo.arena_js import ANIMATE_JS, DRAG_END_JS, DRAG_MOVE_JS, DRAG_START_JS
 from engine.zoo.constants import arena
 from engine.zoo.session import ZooSession
 
@@ -98,7 +99,7 @@ class Arena(pn.viewable.Viewer):
             "animtext": ColumnDataSource(_empty(*za.ANIM_TEXT_COLUMNS)),
             "frames": ColumnDataSource(_empty(*za.FRAME_COLUMNS)),
             "done": ColumnDataSource(_empty("seq", "fps", "drawn", "seconds", "wall")),
-            "gesture": ColumnDataSource(_empty("kind", "x0", "y0", "x1", "y1", "seq")),
+            "gesture": gesture_source(),
         }
         fig.quad(left="left", right="right", bottom="bottom", top="top", source=src["bands"], fill_color="#22c55e",
                  fill_alpha=0.35, line_color=None, name="bands")
@@ -147,10 +148,7 @@ class Arena(pn.viewable.Viewer):
                                              code=DRAG_START_JS))
         fig.js_on_event("pan", CustomJS(args={"drag": src["drag"], "launch": src["launch"]}, code=DRAG_MOVE_JS))
         fig.js_on_event("panend", CustomJS(args={"drag": src["drag"], "gesture": src["gesture"]}, code=DRAG_END_JS))
-        tapped = CustomJS(args={"gesture": src["gesture"]}, code=GESTURE_JS)
-        fig.js_on_event("tap", tapped)
-        fig.js_on_event("doubletap", tapped)  # two quick clicks are two clicks
-        src["gesture"].on_change("data", self._on_gesture)
+        take_clicks(fig, src["gesture"], self._on_gesture)
         self.figure = fig
         self._pane = pn.pane.Bokeh(fig)
 
@@ -186,16 +184,13 @@ class Arena(pn.viewable.Viewer):
             s.refuse("Click one of your dice, or a green spot on a rail; drag to aim.")
         return False
 
-    def _on_gesture(self, _attr: str, _old: Any, new: Any) -> None:
+    def _on_gesture(self, kind: str, x0: float, y0: float, x1: float, y1: float) -> None:
         """A click or a drag the browser wrote into the ``gesture`` source: run it as a click on the page."""
-        kind, x0, y0, x1, y1 = (list(new.get(k, []))[:1] for k in ("kind", "x0", "y0", "x1", "y1"))
-        if not (kind and x0 and y0 and x1 and y1):
-            return
-        if kind[0] == "tap":
-            on_page(partial(self.tap, float(x0[0]), float(y0[0])), self.session)(None)
-        elif kind[0] == "drag":
-            self.pan_start(float(x0[0]), float(y0[0]))
-            on_page(partial(self.pan_end, float(x1[0]), float(y1[0])), self.session)(None)
+        if kind == "tap":
+            on_page(partial(self.tap, x0, y0), self.session)(None)
+        elif kind == "drag":
+            self.pan_start(x0, y0)
+            on_page(partial(self.pan_end, x1, y1), self.session)(None)
 
     def pan_start(self, x: float, y: float) -> None:
         self._pan_start = (x, y)

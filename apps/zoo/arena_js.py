@@ -1,8 +1,10 @@
 """The Kung-Fu Zoo arena's browser side: the animation of a flick and the gestures, as ``CustomJS`` code.
 
 :mod:`apps.zoo.arena` attaches them to its figure; they are kept here, apart from the Python that builds the
-figure and follows the session.
+figure and follows the session. A finished drag is written as a click is (:data:`apps.gestures.GESTURE_JS`).
 """
+
+from apps.gestures import GESTURE_JS
 
 ANIMATE_JS = """
 const get = (s, k) => (s.data instanceof Map ? s.data.get(k) : s.data[k]);
@@ -90,21 +92,6 @@ function step(now) {
 }
 requestAnimationFrame(step);
 """
-
-GESTURE_JS = """{
-  const d = gesture.data, seqs = d instanceof Map ? d.get('seq') : d['seq'];
-  const seq = seqs && seqs.length ? Number(seqs[0]) : 0, st = window.dojoZooDrag;
-  const g = cb_obj.event_name !== 'panend' ? ['tap', cb_obj.x, cb_obj.y, cb_obj.x, cb_obj.y]
-    : (st ? ['drag', st[0], st[1], cb_obj.x, cb_obj.y] : null);
-  if (g) { gesture.data = {kind: [g[0]], x0: [g[1]], y0: [g[2]], x1: [g[3]], y1: [g[4]], seq: [seq + 1]}; }
-}
-"""
-"""JS: a click (tap or double tap) or a finished drag, written into the ``gesture`` source that Python watches.
-
-In a notebook a Python callback of a Bokeh event (``fig.on_event``) on a figure in a ``pn.pane.Bokeh`` runs while
-Panel holds the rest of the browser's message, and Panel's push after it drops what was held: a face chosen just
-before a drag arrived with the drag's press in one message and never reached the session (the log said
-``face=head``). A change of a source's data is held and dispatched in order with the message's other changes."""
 
 DRAG_START_JS = "window.dojoZooDrag = [cb_obj.x, cb_obj.y];"
 DRAG_MOVE_JS = """

@@ -20,15 +20,15 @@ from typing import Any
 import pandas as pd
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, CustomJS, HoverTool, LinearColorMapper
+from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper
 from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from apps.commands import on_page
+from apps.gestures import gesture_source, take_clicks
 from apps.zoo import views
 from apps.zoo.arena import PROPOSAL, Arena
-from apps.zoo.arena_js import GESTURE_JS
 from engine.core.rng import make_rng
 from engine.zoo.odds import FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
 from engine.zoo.session import ZooSession
@@ -290,13 +290,10 @@ class OddsPanel(pn.viewable.Viewer):
                   text_baseline="middle", text_font_size="9px", text_color="tc")
         heat.scatter(x="x", y="y", source=self._heat_mark, marker="x", size=16, line_color="#dc2626", line_width=3)
         heat.grid.visible = False
-        # A click reaches Python as a change of a source the browser writes, as the arena's do (``GESTURE_JS``): in
+        # A click reaches Python as a change of a source the browser writes, as the arena's do (apps.gestures): in
         # a notebook a Python callback of a Bokeh event drops the widget changes sent in the same message.
-        self.heat_click = ColumnDataSource({k: [] for k in ("kind", "x0", "y0", "x1", "y1", "seq")})
-        clicked = CustomJS(args={"gesture": self.heat_click}, code=GESTURE_JS)
-        heat.js_on_event("tap", clicked)
-        heat.js_on_event("doubletap", clicked)  # two quick clicks are two clicks
-        self.heat_click.on_change("data", self._on_heat_click)
+        self.heat_click = gesture_source()
+        take_clicks(heat, self.heat_click, self._on_heat_click)
         # The title is shown by a caption above the map, which wraps: a Bokeh title is one line, and the long ones
         # (how far the mapping is, why there is no map) were cut off at the figure's edge. The figure keeps its
         # title's text (what the map is, for a reader of the model) but does not draw it.
@@ -331,11 +328,9 @@ class OddsPanel(pn.viewable.Viewer):
         aimed = self.grid is not None and s.proposal_problem() is None and s.spot != "here"
         self._heat_mark.data = {"x": [s.direction], "y": [s.speed]} if aimed else {"x": [], "y": []}
 
-    def _on_heat_click(self, _attr: str, _old: Any, new: Any) -> None:
+    def _on_heat_click(self, _kind: str, x: float, y: float, *_end: float) -> None:
         """A click on the map the browser wrote into ``heat_click``: aim there, as a click on the page."""
-        x, y = (list(new.get(k, []))[:1] for k in ("x0", "y0"))
-        if x and y:
-            on_page(partial(self.heat_tap, float(x[0]), float(y[0])), self.session)(None)
+        on_page(partial(self.heat_tap, x, y), self.session)(None)
 
     def heat_tap(self, x: float, y: float) -> bool:
         """Aim at the heat-map cell clicked."""

@@ -79,20 +79,19 @@ def test_clicks_enter_select_move_and_refuse_without_change():
     assert s.notice.text.startswith("click where T3 waits") and s.notice.level is Level.WARNING and s.save() == before
     assert p.decisions.choose(next(c for c in p.decisions.shown().rows[0] if c.label == "T3 at the disposal"))
     assert s.state.step is Step.MOVE and s.person_to_move() == 0
-    sent = b.pipe.data
+    sent = {name: source.data for name, source in b.sources.items()}
     assert b.click_figure("T1")
     assert s.selected == "T1" and sorted(map(int, b.frames["costs"]["text"])) == sorted(s.reachable().values())
-    assert b.pipe.data is not sent  # the board's layers were sent on
-    # a selection changes the pieces only: the trail and the way go down the pipe as the objects sent before,
-    # so their DynamicMaps give back their elements as they were and HoloViews sends nothing for them
-    assert b.pipe.data["rects"] is not sent["rects"]
-    assert b.pipe.data["trail"] is sent["trail"] and b.pipe.data["way"] is sent["way"]
+    # a selection changes the pieces only: the trail's and the way's sources keep the data they had, so nothing
+    # is sent to the browser for them
+    assert b.sources["rects"].data is not sent["rects"] and b.sources["texts"].data is not sent["texts"]
+    assert b.sources["trail"].data is sent["trail"] and b.sources["way"].data is sent["way"]
     before = s.save()
     assert not b.click_square("a1")
     assert s.notice.text == "a1 is a wall: no figure may stand there" and s.save() == before
     assert b.click_square("c3")
     assert s.state.figs["T1"].pos == s.game.board.square("c3") and b.frames["trail"]["x0"]
-    assert list(b.pipe.data["trail"]["x0"]) == b.frames["trail"]["x0"]
+    assert list(b.sources["trail"].data["x0"]) == b.frames["trail"]["x0"]
 
 
 def test_a_combat_shows_chits_odds_and_the_exchange():
@@ -250,14 +249,28 @@ def test_a_button_of_an_earlier_moment_changes_nothing():
     assert s.save() == before and "T2 waits at loo is not legal now" in s.notice.text
 
 
-def test_the_board_updates_in_place_through_holoviews():
-    """A click sends the board's new layers down its HoloViews stream, the same path a notebook cell takes."""
-    p = page(seed=2)
-    b = p.board
-    seen = []
-    b.pipe.add_subscriber(lambda data: seen.append(data))
-    b.click_square("c3")
-    assert seen and list(seen[-1]["rects"]["fill"]) == b.frames["marks"]["fill"] + b.frames["counters"]["fill"]
+def test_a_click_in_the_browser_updates_the_board_in_place():
+    """A click the browser writes into the board's gesture source (a message applied as Panel's notebook handler
+    does) runs as a click on the board, and changes the data of the board's sources, not its figure."""
+    from pyviz_comms import Comm
+
+    p = page(seed=2, render=False)
+    b, s = p.board, p.session
+    doc = Document()
+    doc.add_root(pn.panel(p).get_root(doc, Comm()))  # as in a notebook cell
+    renderers = list(b.figure.renderers)
+    x, y = b.model.centre(*b.model.col_row("c3"))
+    doc.hold()
+    try:
+        doc.apply_json_patch({"events": [{"kind": "ModelChanged", "model": {"id": b.gesture.id}, "attr": "data",
+                                          "new": {"kind": ["tap"], "x0": [x], "y0": [y], "x1": [x], "y1": [y],
+                                                  "seq": [1]}}]}, setter="browser")
+    finally:
+        doc.unhold()
+    assert s.state.figs["T1"].entry == "disposal", s.notice.text
+    assert list(b.sources["rects"].data["fill"]) == b.frames["marks"]["fill"] + b.frames["counters"]["fill"]
+    assert b.figure.renderers == renderers and b.figure.name == "board"
+    assert any("detail" in r.data_source.data for r in b.figure.renderers)
 
 
 def test_the_benchmark_prints_its_figures(capsys):
