@@ -126,9 +126,12 @@ def serve_app() -> Iterator[Callable[..., str]]:
 
 @pytest.fixture(scope="module")
 def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]:
-    """A real JupyterLab (``dojo lab``'s command line) on ``tests/notebooks`` at ``jupyter_lab.url``, for the
-    tests of one module; it stops with its kernels afterwards. Open a notebook with ``jupyter_lab.open(page, name)``."""
-    lab = JupyterLab(Path(__file__).parent / "notebooks", tmp_path_factory.mktemp("jupyter"))
+    """A real JupyterLab (``dojo lab``'s command line) on a copy of ``tests/notebooks`` at ``jupyter_lab.url``, for
+    the tests of one module; it stops with its kernels afterwards. Open a notebook with ``jupyter_lab.open(page,
+    name)``. A copy: JupyterLab saves a notebook it ran, outputs and all, and the checkout's file stays as it is."""
+    home = tmp_path_factory.mktemp("jupyter")
+    root = shutil.copytree(Path(__file__).parent / "notebooks", home / "notebooks")
+    lab = JupyterLab(root, home)
     lab.start()
     yield lab
     lab.stop()

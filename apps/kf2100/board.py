@@ -25,7 +25,6 @@ from apps.gestures import gesture_source, take_clicks
 from apps.kf2100.lair import LAYERS, BoardModel, armed_after, frames, layer_columns
 from apps.kf2100.sides import Sides
 from apps.live import on_page_of, page_document
-from apps.plotting import use_bokeh
 from engine.kf2100.session import KungFuSession
 from engine.kf2100.steps import Step
 
@@ -132,6 +131,7 @@ class Board(pn.viewable.Viewer):
         unsent, self._unsent = self._unsent, {}
         for layer, data in unsent.items():
             self.sources[layer].data = data
+        pn.io.push_notebook(self._pane)  # a notebook cell is sent a change made by hand only when pushed
 
     # --- clicks -----------------------------------------------------------------------------------------
     def _on_gesture(self, _kind: str, x: float, y: float, *_end: float) -> None:
