@@ -17,10 +17,6 @@ from bokeh.models import Legend, LegendItem
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
-FONT = "sans-serif"
-"""Text on the figures: Bokeh's default, helvetica, falls back to a serif font where it is missing (a Linux
-browser)."""
-
 
 def use_bokeh() -> None:
     """Make Bokeh HoloViews' current backend, as ``hv.extension("bokeh")`` does but without sending the notebook

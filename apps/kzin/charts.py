@@ -24,7 +24,7 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, NumeralTickFormatter, Range1d
 
 from apps.kzin import views
-from apps.plotting import FONT, follow_pane, legend_above, plain_figure
+from apps.plotting import follow_pane, legend_above, plain_figure
 from engine.kzin.cards import SPACES
 from engine.kzin.session import KzinSession
 
@@ -41,7 +41,7 @@ def track(session: KzinSession, on: param.Parameterized | None = None, **options
     spaces = [int(s["space"]) for s in SPACES]
     fig.quad(left=[x - 0.47 for x in spaces], right=[x + 0.47 for x in spaces], bottom=0, top=1,
              fill_color=["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES], line_color="#9ca3af")
-    text = {"text_align": "center", "text_baseline": "middle", "text_font": FONT}
+    text = {"text_align": "center", "text_baseline": "middle"}
     fig.text(x=spaces, y=[0.8] * len(spaces), text=[str(x) for x in spaces], text_font_size="13px",
              text_font_style="bold", text_color="#374151", **text)
     fig.text(x=spaces, y=[0.5] * len(spaces), text=[s["location"].replace(" ", "\n") for s in SPACES],
