@@ -29,6 +29,7 @@ from engine.kzin.cards import SPACES
 from engine.kzin.session import KzinSession
 
 TRACK_X, TRACK_Y = (0.4, 12.6), (-0.35, 1.6)
+HALF = 0.47  # half a space's width on the track
 
 
 def track(session: KzinSession, on: param.Parameterized | None = None, **options: Any) -> pn.pane.Bokeh:
@@ -39,7 +40,7 @@ def track(session: KzinSession, on: param.Parameterized | None = None, **options
     fig.grid.visible = False
     fig.outline_line_color = None
     spaces = [int(s["space"]) for s in SPACES]
-    fig.quad(left=[x - 0.47 for x in spaces], right=[x + 0.47 for x in spaces], bottom=0, top=1,
+    fig.quad(left=[x - HALF for x in spaces], right=[x + HALF for x in spaces], bottom=0, top=1,
              fill_color=["#dbeafe" if s["side"] == "Human" else "#fee2e2" for s in SPACES], line_color="#9ca3af")
     text = {"text_align": "center", "text_baseline": "middle"}
     fig.text(x=spaces, y=[0.8] * len(spaces), text=[str(x) for x in spaces], text_font_size="13px",
@@ -62,19 +63,18 @@ def track(session: KzinSession, on: param.Parameterized | None = None, **options
     dot = fig.scatter(x="tx", y="ty", source=marker, marker="diamond", size=26, fill_color="#f59e0b",
                       line_color="#111827", line_width=2)
     fig.add_tools(HoverTool(renderers=[dot], tooltips=[("", "@marker")]))
-    watched = on or session
 
     def redraw() -> None:
         move = views.last_move(session)
         x0, x1, y = move["x0"], move["x1"], move["y"]
-        box.data = {"left": [x - 0.47 for x in x0], "bottom": [0] * len(x0), "right": [x + 0.47 for x in x0],
+        box.data = {"left": [x - HALF for x in x0], "bottom": [0] * len(x0), "right": [x + HALF for x in x0],
                     "top": [1] * len(x0)}
         arrow.data = {"tx0": x0, "ty0": y, "tx1": x1, "ty1": y}
         head.data = {"tx": x1, "ty": y, "angle": move["angle"]}
         label.data = {"tx": move["lx"], "ty": move["ly"], "text": move["label"]}
         marker.data = {"tx": [views.marker_space(session)], "ty": [0.2], "marker": ["Expansion Marker"]}
 
-    return follow_pane(fig, watched, ("version", "last_move"), redraw, **options)
+    return follow_pane(fig, on or session, ("version", "last_move"), redraw, **options)
 
 
 SIDES = (("Humans", views.HUMAN_COLOUR), ("Kzinti", views.KZIN_COLOUR))
@@ -113,7 +113,7 @@ def running(session: KzinSession, on: param.Parameterized | None = None, **optio
     """The estimated chance of winning the game at the start of every turn, with its 95% interval; redrawn when
     ``on``'s ``running_odds`` changes."""
     fig = plain_figure("running", height=230, min_width=300, y_range=Range1d(0, 1),
-                  title="Chance of winning the game, turn by turn")
+                       title="Chance of winning the game, turn by turn")
     fig.yaxis.formatter = NumeralTickFormatter(format="0.0%")
     fig.yaxis.axis_label = "P(win the game)"
     fig.xaxis.axis_label = "turn"
@@ -128,7 +128,7 @@ def running(session: KzinSession, on: param.Parameterized | None = None, **optio
     legend_above(fig, {"95% interval": band, "estimate": line})
 
     def redraw() -> None:
-        d = views.running_data((on or session).running_odds)
+        d = views.running_data(session.running_odds)
         source.data = d
         fig.y_range.end = min(1.0, 1.15 * max(d["high"], default=0.0)) or 1
 
