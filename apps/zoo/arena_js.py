@@ -55,16 +55,21 @@ function project(i, x, y, w, a, b, c, shown, hatch, fill) {
   TA[i] = shown;
 }
 const dur = t[(F - 1) * n];
-const run = {seq: seq, drawn: 0, start: null, last: null};
+// A browser that draws fewer than 20 frames a second plays the flick slower instead of skipping it: the clock
+// moves on at most 50 ms a frame, so even a loaded tab shows the dice on their way (0.4 s: 8 frames or more).
+const maxStep = 50;
+const run = {seq: seq, drawn: 0, start: null, last: null, el: 0};
 window.dojoZooRun = run;  // a newer flick's run stops this one
 function step(now) {
   if (window.dojoZooRun !== run) { return; }
   if (run.start === null) {  // the first frame shows the start; the clock runs from the next one
     run.start = now;
+    run.last = now;
     requestAnimationFrame(step);
     return;
   }
-  const el = rate * (now - run.start) / 1000;
+  run.el += rate * Math.min(now - run.last, maxStep) / 1000;
+  const el = run.el;
   let f = 0;
   while (f < F - 1 && t[(f + 1) * n] <= el) { f++; }
   const g = Math.min(f + 1, F - 1);
