@@ -158,27 +158,37 @@ class OddsPanel(pn.viewable.Viewer):
         s, a = self.session, self.arena
         self._rows: tuple[Any, list[pd.DataFrame]] = (None, [])  # the map's pieces so far, for one map key
         self._runs = Superseding()
+        self._drawing: set[Any] = set()
         deps = [a.param.shown, *(s.param[k] for k in PROPOSAL), s.param.aim_angle_sd, s.param.aim_speed_sd,
                 s.param.round_result, s.param.seats, a.param.animating]  # a move counts once the arena shows it
         self._work = pn.panel(pn.bind(self._run, *deps), defer_load=True) if self.background else pn.pane.HTML("")
+        # Hidden while idle, not removed: to show or remove a pane lays the page out again (~90 ms in the browser).
         self.progress = pn.indicators.Progress(
             value=pn.bind(lambda o: 0 if o is None else o.samples, self.param.odds), max=sum(ODDS_CHUNKS),
-            active=self.param.busy, visible=self.param.busy, height=12, sizing_mode="stretch_width", margin=(0, 4))
+            active=self.param.busy, height=12, sizing_mode="stretch_width", margin=(0, 4),
+            styles=pn.bind(lambda b: {"visibility": "visible" if b else "hidden"}, self.param.busy))
         self.text = pn.pane.HTML(pn.bind(self._odds_text, self.param.odds, self.param.busy, self.param.why_no_odds),
                                  sizing_mode="stretch_width", margin=(0, 4), name="odds")
         self.measure_choice = pn.widgets.RadioButtonGroup.from_param(
             self.param.measure, label="Heat map", margin=(4, 10),
             visible=pn.bind(lambda *_: self.session.state.game.mode == "points", a.param.shown))
         self._build_heat()
-        # The heat map's sources change under the document lock (on a served page the next tick: the map's
-        # results come in from an async task, outside the lock).
         self.param.watch(lambda *_e: self._on_page(self.draw_heat), ["grid", "mapped", "cells", "why_not", "measure"])
         s.param.watch(lambda *_e: self._on_page(self.draw_mark), ["direction", "speed", "spot", "version"])
 
     def _on_page(self, fn: Any) -> None:
-        """Run ``fn`` under this page's document lock (at a table another page's click may have set the aim)."""
+        """Run ``fn`` under this page's document lock, served on its next tick (results come from async tasks;
+        another page's click may set the aim), once for all asks before it runs (a move changes several inputs)."""
+        if fn in self._drawing:  # asked for already, not yet run
+            return
+        self._drawing.add(fn)
+
+        def draw() -> None:
+            self._drawing.discard(fn)
+            fn()
+
         with set_curdoc(self.heat.document):
-            pn.state.execute(fn, schedule=True)
+            pn.state.execute(draw, schedule=True)
 
     def _odds_text(self, odds: FlickOdds | None, busy: bool, why: str) -> str:
         return views.odds_html(odds, busy, why, points=self.session.state.game.mode == "points")
