@@ -12,7 +12,7 @@ from __future__ import annotations
 import weakref
 
 from apps.zoo.page import TITLE, ZooPage
-from apps.zoo.panels import SharedWork
+from apps.zoo.work import SharedWork
 from engine.core.tables import Table
 
 DESCRIPTION = "Flick animal dice into the cages: drag the flick on the arena and see its odds before you commit."

@@ -22,7 +22,8 @@ from apps.kzin.page import BOX, NOTICE_CSS, box, notice_html
 from apps.zoo import views
 from apps.zoo.arena import FIG_W, Arena
 from apps.zoo.controls import Abilities, FlickControls, GameControls, RoundCard
-from apps.zoo.panels import BotPlayer, OddsPanel, SharedWork
+from apps.zoo.panels import BotPlayer, OddsPanel
+from apps.zoo.work import SharedWork
 from engine.core.session import BOT, PERSON
 from engine.zoo.session import ZooSession
 

@@ -29,6 +29,8 @@ from apps.commands import on_page
 from apps.gestures import gesture_source, take_clicks
 from apps.zoo import views
 from apps.zoo.arena import PROPOSAL, Arena
+from apps.zoo.work import SharedWork, Superseding
+from engine.core.distributed import RunStopped
 from engine.core.rng import make_rng
 from engine.zoo.odds import FlickOdds, noisy_jobs, odds_grid, run_samples, summarise
 from engine.zoo.session import ZooSession
@@ -57,73 +59,6 @@ GRID_HEADINGS = tuple(float(d) for d in range(0, 360, 30))
 MUTED = {"color": "#6b7280", "font-size": "12px"}
 BOT_PAUSE_S = 0.3
 """A person sees the board before the computer flicks."""
-
-
-class Superseding:
-    """The task of the latest run of one bound async function: a new run cancels the one before it.
-
-    Panel cancels a superseded run too, but it forgets which run is current once a cancelled one ends, so
-    with three quick changes the second run could go on beside the third; this keeps the last one alone."""
-
-    def __init__(self) -> None:
-        self._task: asyncio.Task[Any] | None = None
-
-    def start(self) -> None:
-        """Called first thing in a run: cancel the run before it, if it is still going."""
-        task = asyncio.current_task()
-        if self._task is not None and self._task is not task and not self._task.done():
-            self._task.cancel()
-        self._task = task
-
-    def current(self) -> bool:
-        """Whether the run calling is still the latest."""
-        return self._task is asyncio.current_task()
-
-
-class SharedWork:
-    """The odds' and the heat map's pieces of work, done once for every page that asks for the same piece.
-
-    At a table every page shows the same battle and the same aim (the Zoo hides nothing), and a piece's result is
-    fixed by what it is for (its generator is seeded by the piece), so the first page to ask works it out on a
-    worker thread and the others await that very result: one table's odds and map cost one page's CPU, whatever
-    the number of pages. A page's superseded run stops awaiting, but the piece goes on for the others (shielded).
-    The results are kept for the battle now at the table only (its game and version), the last ``limit`` of
-    them: a move makes every piece of the battle before it dead, and keeping them cost a table ~27 MB once the
-    old limit of 512 was reached (measured on the load test's Zoo table: the server grew for 8 flicks, then
-    stayed up). Within one battle re-aims keep theirs, so aiming back finds its odds done."""
-
-    def __init__(self, limit: int = 256) -> None:
-        self.limit = limit
-        self.battle: tuple[int, int] | None = None
-        """The newest battle asked for: pieces of any other are not kept."""
-        self.done: dict[Any, Any] = {}
-        self.running: dict[Any, asyncio.Future[Any]] = {}
-        self.computed = 0
-        """Pieces worked out (not found done or running): what the table's pages cost."""
-
-    async def get(self, battle: tuple[int, int], key: Any, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` on a worker thread, once per ``key`` of ``battle`` (the game's number and version)."""
-        if self.battle is None or battle > self.battle:
-            self.battle = battle
-            self.done.clear()
-        key = (battle, key)
-        if key in self.done:
-            return self.done[key]
-        task = self.running.get(key)
-        if task is None:
-            self.computed += 1
-            task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
-            self.running[key] = task
-            task.add_done_callback(partial(self._finished, key))
-        return await asyncio.shield(task)
-
-    def _finished(self, key: Any, task: asyncio.Future[Any]) -> None:
-        self.running.pop(key, None)
-        if task.cancelled() or task.exception() is not None or key[0] != self.battle:
-            return  # a failure is tried again; an old battle's piece is for no page now
-        self.done[key] = task.result()
-        while len(self.done) > self.limit:
-            self.done.pop(next(iter(self.done)))
 
 
 class OddsPanel(pn.viewable.Viewer):
@@ -175,6 +110,7 @@ class OddsPanel(pn.viewable.Viewer):
         self._build_heat()
         self.param.watch(lambda *_e: self._on_page(self.draw_heat), ["grid", "mapped", "cells", "why_not", "measure"])
         s.param.watch(lambda *_e: self._on_page(self.draw_mark), ["direction", "speed", "spot", "version"])
+        s.param.watch(lambda *_e: self.shared.moved_on((s.game_number, s.version)), ["version"])
 
     def _on_page(self, fn: Any) -> None:
         """Run ``fn`` under this page's document lock, served on its next tick (results come from async tasks;
@@ -203,6 +139,8 @@ class OddsPanel(pn.viewable.Viewer):
             await self._map()
         except asyncio.CancelledError:
             raise
+        except RunStopped:  # a move ended this battle: the run for the next one follows
+            return
         except Exception as exc:  # the page must hear of it: a silent "estimating" would never end
             self.param.update(busy=False, why_no_odds=f"The odds failed: {exc!r}", cells=0,
                               why_not=f"The map failed: {exc!r}")
@@ -227,7 +165,7 @@ class OddsPanel(pn.viewable.Viewer):
         try:
             for k, n in enumerate(ODDS_CHUNKS):
                 samples += await self.shared.get(battle, ("odds", *key, k), run_samples, state,
-                                                 jobs[start:start + n], 1)
+                                                 jobs[start:start + n], 1, self.shared.stop_of(battle))
                 start += n
                 self.param.update(odds=summarise(flick, noise, samples), busy=k < len(ODDS_CHUNKS) - 1)
         finally:
@@ -275,8 +213,8 @@ class OddsPanel(pn.viewable.Viewer):
             for k, (speed, part) in enumerate(pieces):
                 if k < len(rows):
                     continue  # mapped before a re-aim stopped the map
-                piece = await self.shared.get(battle, ("map", key, k), odds_grid, state,
-                                              flick.with_aim(part[0], speed), part, [speed], noise, GRID_SAMPLES, k, 1)
+                piece = await self.shared.get(battle, ("map", key, k), odds_grid, state, flick.with_aim(part[0], speed),
+                                              part, [speed], noise, GRID_SAMPLES, k, 1, self.shared.stop_of(battle))
                 if self._rows[1] is not rows or len(rows) != k:
                     return  # another run took the map over meanwhile
                 rows.append(piece)
@@ -405,6 +343,8 @@ class BotPlayer(pn.viewable.Viewer):
             choice = await asyncio.to_thread(s.think, state, version, rng, bot)
         except asyncio.CancelledError:
             raise
+        except RunStopped:  # a move ended this battle: the run for the next one follows
+            return
         except Exception as exc:  # the page must hear of it: a bot that never moves looks like a hang
             self.error = f"The computer player failed: {exc!r}"
             return

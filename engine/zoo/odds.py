@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -145,6 +146,8 @@ SAMPLE_CHUNK = 100
 SMALL_SAMPLES = 5_000
 """Batches of at most this many flicks (one flick's odds, a dashboard's grid) run in the calling process: a
 cluster's start costs more than they do."""
+STOP_SAMPLES = 4
+"""Flicks per chunk of a batch given a ``stop`` event: it takes effect within this many (~4 ms each)."""
 
 
 def play_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]]) -> list[Sample]:
@@ -160,22 +163,27 @@ def default_workers() -> int:
     return 2 if cores >= 2 and idle >= 1.5 else 1
 
 
-def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], workers: int | None = None
-                ) -> list[Sample]:
+def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], workers: int | None = None,
+                stop: threading.Event | None = None) -> list[Sample]:
     """Play every (flick, direction, speed, seed) job on clones of ``state``: in this process for a small batch,
-    on a local Dask cluster of ``workers`` processes for a large one (``engine.core.distributed``)."""
+    on a local Dask cluster of ``workers`` processes for a large one (``engine.core.distributed``).
+
+    ``stop``: once set, the batch is abandoned (``RunStopped``), a small one within a few flicks: a page's odds of
+    a battle that a move has just changed would only slow the move down. Each job has its own seed, so the
+    chunking never changes a result."""
     from engine.core.distributed import run_chunks
 
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    chunks = [(jobs[i:i + SAMPLE_CHUNK],) for i in range(0, len(jobs), SAMPLE_CHUNK)]
+    step = STOP_SAMPLES if stop is not None and len(jobs) <= SMALL_SAMPLES else SAMPLE_CHUNK
+    chunks = [(jobs[i:i + step],) for i in range(0, len(jobs), step)]
     # A small batch runs in this process, on ``workers`` threads: MuJoCo's step releases the GIL.
     size = min(SAMPLE_CHUNK, max(1, math.ceil(len(jobs) / workers)))
-    if len(jobs) <= SMALL_SAMPLES and workers > 1:
+    if len(jobs) <= SMALL_SAMPLES and workers > 1 and stop is None:
         chunks = [(jobs[i:i + size],) for i in range(0, len(jobs), size)]
     parts = run_chunks(play_samples, chunks, shared=(state,), workers=workers, small=len(jobs) <= SMALL_SAMPLES,
-                       threads=workers)
+                       threads=workers, stop=stop)
     return [smp for part in parts for smp in part]
 
 
@@ -270,8 +278,10 @@ def flick_odds_progressive(state: ZooState, flick: Flick | str, noise: AimNoise 
 
 def odds_grid(state: ZooState, flick: Flick | str, directions: list[float] | np.ndarray,
               speeds: list[float] | np.ndarray, noise: AimNoise | None = None, samples: int = 50,
-              seed: int | None = 0, workers: int | None = None) -> pd.DataFrame:
-    """Odds of ``flick`` re-aimed over a grid of directions x speeds: one row per cell.
+              seed: int | None = 0, workers: int | None = None, stop: threading.Event | None = None
+              ) -> pd.DataFrame:
+    """Odds of ``flick`` re-aimed over a grid of directions x speeds: one row per cell (``stop``: as
+    :func:`run_samples`).
 
     Columns: direction, speed, samples (simulated flicks in the cell), p_cage_opponent (+ _low/_high),
     p_lose_own (+ _low/_high), p_foul, p_extra_flick, p_<outcome> for each final face / caged / out,
@@ -293,7 +303,7 @@ def odds_grid(state: ZooState, flick: Flick | str, directions: list[float] | np.
             aimed = clamp_flick(state, base, float(d), float(v))
             cells.append(aimed)
             jobs += noisy_jobs(aimed, noise, samples, rng)
-    results = run_samples(state, jobs, workers)
+    results = run_samples(state, jobs, workers, stop)
     rows = []
     for k, aimed in enumerate(cells):
         odds = summarise(aimed, noise, results[k * samples:(k + 1) * samples])

@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import threading
 
 import numpy as np
 import pytest
 
+import engine.zoo.odds as odds_module
+from engine.core.distributed import RunStopped
+from engine.core.rng import make_rng
 from engine.zoo import Flick
 from engine.zoo.arena3d import Launch, launch_point, simulate
 from engine.zoo.bench import run as bench_run
@@ -17,7 +21,15 @@ from engine.zoo.cli import register
 from engine.zoo.constants import FACE_NAMES, arena, face_points
 from engine.zoo.faces import orientation_with_up
 from engine.zoo.game import Die, new_game
-from engine.zoo.odds import AimNoise, flick_odds, flick_odds_progressive, odds_grid
+from engine.zoo.odds import (
+    STOP_SAMPLES,
+    AimNoise,
+    flick_odds,
+    flick_odds_progressive,
+    noisy_jobs,
+    odds_grid,
+    run_samples,
+)
 
 Z999 = 3.2905
 MIXED = "flick C1 from S-dot face=back dir=0.0 speed=0.8"  # into an empty arena: mostly tail, a fifth other faces
@@ -111,6 +123,35 @@ def test_the_odds_do_not_depend_on_the_number_of_workers() -> None:
     one = flick_odds(state, shot, samples=40, seed=5, workers=1)
     two = flick_odds(state, shot, samples=40, seed=5, workers=2)
     assert one.to_dict() == two.to_dict()
+
+
+class _SetAfter(threading.Event):
+    """A stop event that reads as set from its ``n``-th look on (a move arriving mid-batch, without a clock)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.looks, self.n = 0, n
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks >= self.n
+
+
+def test_a_stop_event_abandons_a_batch_within_a_few_flicks_and_an_unset_one_changes_nothing(monkeypatch) -> None:
+    state, shot = _shot_state()
+    jobs = noisy_jobs(shot, AimNoise(), 30, make_rng(3))
+    plain = run_samples(state, jobs, 1)
+    assert run_samples(state, jobs, 1, threading.Event()) == plain  # the chunking changes no result
+    played = []
+    monkeypatch.setattr(odds_module, "sample_flick",
+                        lambda *a: played.append(a) or (False, False, False, 0, 0.0, False))
+    with pytest.raises(RunStopped):
+        run_samples(state, jobs, 1, _SetAfter(3))
+    assert len(played) == 2 * STOP_SAMPLES  # two chunks played, the third stopped before it began
+    grid_jobs = len(played)
+    with pytest.raises(RunStopped):
+        odds_grid(state, shot, [shot.direction], [0.6, 1.0], samples=8, seed=0, workers=1, stop=_SetAfter(1))
+    assert len(played) == grid_jobs
 
 
 def test_odds_grid_has_a_row_per_cell() -> None:

@@ -1,18 +1,22 @@
-"""A Zoo table's odds and heat map are worked out once for all its pages (:class:`apps.zoo.panels.SharedWork`):
+"""A Zoo table's odds and heat map are worked out once for all its pages (:class:`apps.zoo.work.SharedWork`):
 three pages at a table cost one page's pieces of work, and each shows what a page of its own works out alone."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import replace
 
 import pytest
 
+import engine.zoo.odds as odds_module
 from apps._tables import TablePage
 from apps.zoo import ZooPage, table_work
 from apps.zoo import panels as zp
+from apps.zoo.work import SharedWork
 from engine.core.seal import Sealer
 from engine.core.tables import TableRegistry, new_token
+from engine.zoo.session import ZooSession
 from engine.zoo.table import ZOO_TABLE
 
 pytestmark = pytest.mark.no_event_loop  # asyncio.run
@@ -53,7 +57,7 @@ def test_three_pages_at_a_table_work_the_odds_and_the_map_out_once(tmp_path):
 def test_a_tables_shared_work_keeps_only_the_battle_now_at_the_table():
     """A move makes the pieces of the battle before it dead: they are dropped, not kept up to the limit (the
     load test's Zoo table grew ~27 MB that way), and a piece of an old battle finishing late is not kept."""
-    work = zp.SharedWork(limit=4)
+    work = SharedWork(limit=4)
 
     async def play() -> None:
         assert await work.get((1, 5), "a", lambda: "a5") == "a5"
@@ -70,3 +74,48 @@ def test_a_tables_shared_work_keeps_only_the_battle_now_at_the_table():
         assert await work.get((2, 0), "a", lambda: "new game") == "new game" and list(work.done) == [((2, 0), "a")]
 
     asyncio.run(play())
+
+
+def test_a_move_stops_the_pieces_of_the_battle_before_it_and_the_page_shows_no_failure():
+    """The odds still being worked out when a flick is committed stop within a few flicks (they took the CPU
+    from the move's physics and the pages drawing it); the page's run ends quietly, the next battle's follows."""
+    work = SharedWork()
+    five = work.stop_of((1, 5))
+    assert work.stop_of((1, 5)) is five and not five.is_set()
+    work.moved_on((1, 5))
+    assert not five.is_set()
+    work.moved_on((1, 6))
+    assert five.is_set() and not work.stop_of((1, 6)).is_set()
+
+    s = ZooSession(seed=4)
+    assert s.choose_die("C1") and s.launch_spot("S-dot") and s.propose_flick(0.0, 1.2)
+    page = ZooPage(session=s, background=False)
+    odds = page.odds
+    started = threading.Event()
+    real, played_real = zp.run_samples, odds_module.play_samples
+    played: list[int] = []
+
+    def slow(*args):  # the first piece: long enough for the move to arrive while it runs
+        started.set()
+        return real(args[0], args[1] * 40, *args[2:])
+
+    def counted(state, jobs):
+        played.append(len(jobs))
+        return played_real(state, jobs)
+
+    async def play() -> None:
+        run = asyncio.ensure_future(odds._run().__anext__())
+        while not started.is_set():
+            await asyncio.sleep(0.01)
+        assert s.commit_flick() is not None  # the move: the battle's version moves on
+        with pytest.raises(StopAsyncIteration):
+            await run
+
+    zp.run_samples, odds_module.play_samples = slow, counted
+    try:
+        asyncio.run(play())
+    finally:
+        zp.run_samples, odds_module.play_samples = real, played_real
+    asked = 40 * zp.ODDS_CHUNKS[0]
+    assert 0 < sum(played) < asked  # the piece stopped part of the way, not after all its flicks
+    assert "failed" not in odds.why_no_odds and not odds.busy and odds.odds is None
