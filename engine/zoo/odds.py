@@ -176,14 +176,16 @@ def run_samples(state: ZooState, jobs: list[tuple[Flick, float, float, int]], wo
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    step = STOP_SAMPLES if stop is not None and len(jobs) <= SMALL_SAMPLES else SAMPLE_CHUNK
+    small = len(jobs) <= SMALL_SAMPLES  # run in this process, on ``workers`` threads: MuJoCo's step releases the GIL
+    if small and stop is not None:
+        step = STOP_SAMPLES  # a stop is seen between chunks
+    elif small and workers > 1:
+        step = min(SAMPLE_CHUNK, max(1, math.ceil(len(jobs) / workers)))  # a chunk per thread
+    else:
+        step = SAMPLE_CHUNK
     chunks = [(jobs[i:i + step],) for i in range(0, len(jobs), step)]
-    # A small batch runs in this process, on ``workers`` threads: MuJoCo's step releases the GIL.
-    size = min(SAMPLE_CHUNK, max(1, math.ceil(len(jobs) / workers)))
-    if len(jobs) <= SMALL_SAMPLES and workers > 1 and stop is None:
-        chunks = [(jobs[i:i + size],) for i in range(0, len(jobs), size)]
-    parts = run_chunks(play_samples, chunks, shared=(state,), workers=workers, small=len(jobs) <= SMALL_SAMPLES,
-                       threads=workers, stop=stop)
+    parts = run_chunks(play_samples, chunks, shared=(state,), workers=workers, small=small, threads=workers,
+                       stop=stop)
     return [smp for part in parts for smp in part]
 
 

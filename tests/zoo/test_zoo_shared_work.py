@@ -76,7 +76,7 @@ def test_a_tables_shared_work_keeps_only_the_battle_now_at_the_table():
     asyncio.run(play())
 
 
-def test_a_move_stops_the_pieces_of_the_battle_before_it_and_the_page_shows_no_failure():
+def test_a_move_stops_the_pieces_of_the_battle_before_it_and_the_page_shows_no_failure(monkeypatch):
     """The odds still being worked out when a flick is committed stop within a few flicks (they took the CPU
     from the move's physics and the pages drawing it); the page's run ends quietly, the next battle's follows."""
     work = SharedWork()
@@ -111,11 +111,9 @@ def test_a_move_stops_the_pieces_of_the_battle_before_it_and_the_page_shows_no_f
         with pytest.raises(StopAsyncIteration):
             await run
 
-    zp.run_samples, odds_module.play_samples = slow, counted
-    try:
-        asyncio.run(play())
-    finally:
-        zp.run_samples, odds_module.play_samples = real, played_real
+    monkeypatch.setattr(zp, "run_samples", slow)
+    monkeypatch.setattr(odds_module, "play_samples", counted)
+    asyncio.run(play())
     asked = 40 * zp.ODDS_CHUNKS[0]
     assert 0 < sum(played) < asked  # the piece stopped part of the way, not after all its flicks
     assert "failed" not in odds.why_no_odds and not odds.busy and odds.odds is None
