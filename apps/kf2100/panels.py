@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import html
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import panel as pn
@@ -20,7 +21,7 @@ import param
 
 from apps.busy import BUSY_CSS, FAILED, busy_html
 from apps.kf2100 import charts, views
-from apps.live import on_page_of, page_document
+from apps.live import in_turn, on_page_of, page_document
 from engine.core import IllegalActionError
 from engine.core.rng import clone_rng
 from engine.kf2100.odds import CombatOdds
@@ -56,16 +57,20 @@ class BotTurns(pn.viewable.Viewer):
         try:
             action = await asyncio.to_thread(s.next_step, state, rng)
         except Exception as exc:  # the page must hear of it: a silent bot would never move
-            self.error = f"The bot failed: {exc!r}"
+            in_turn(partial(setattr, self, "error", f"The bot failed: {exc!r}"))
             return
+        in_turn(partial(self._step, action, version, rng))  # in turn with the page's own changes (apps.live)
+        return
+        yield  # an async generator that shows nothing itself
+
+    def _step(self, action: Any, version: int, rng: Any) -> None:
+        """Play the step worked out for the game at ``version`` (refused if the game moved on meanwhile)."""
         try:
-            s.play_step(action, version, rng)
+            self.session.play_step(action, version, rng)
         except IllegalActionError:
             return  # the game moved on meanwhile (a new game, a load): the newer run takes over
         if self.error:
             self.error = ""
-        return
-        yield  # an async generator that shows nothing itself
 
     def play_all(self) -> None:
         """Play every pending bot and dice step now (tests, notebooks, the benchmark)."""
@@ -129,19 +134,23 @@ class Outlook(pn.viewable.Viewer):
         key = s.combat_key()
         if key is None or not outlook_open(s.state) or self.current() is not None:
             if self.working or self.error:
-                self.param.update(working="", error="")
+                in_turn(partial(self.param.update, working="", error=""))
             return
         state = s.state.clone()
-        self.working = "Working out the whole combat in the background…"
+        in_turn(partial(setattr, self, "working", "Working out the whole combat in the background…"))
         try:
             result = await asyncio.to_thread(s.outlook_for, state, key, self.max_nodes, self.games)
         except Exception as exc:
-            self.param.update(error=f"The outlook failed: {exc!r}", working="")
+            in_turn(partial(self.param.update, error=f"The outlook failed: {exc!r}", working=""))
             return
-        if s.combat_key() == key:
-            self.param.update(outlook=(key, result), error="", working="")
+        if s.combat_key() == key:  # made in turn with the page's own changes (apps.live.in_turn)
+            in_turn(partial(self._worked_out, key, result))
         return
         yield  # an async generator that shows nothing itself
+
+    def _worked_out(self, key: Any, result: CombatOdds) -> None:
+        if self.session.combat_key() == key:
+            self.param.update(outlook=(key, result), error="", working="")
 
     def work_out(self) -> CombatOdds | None:
         """Work the outlook out here and now (tests, notebooks, the benchmark)."""

@@ -4,7 +4,8 @@ Both are async generators bound to the session's ``version`` with ``pn.bind``: P
 page's event loop (or the notebook kernel's), starts the first once the page is loaded (``defer_load``),
 cancels the run a newer version supersedes, and cancels it when the tab closes. The rollouts themselves run
 in ``asyncio.to_thread`` over a snapshot taken on the loop, and the results come back to the loop before any
-parameter changes, so no thread writes to a page.
+parameter changes, so no thread writes to a page. Every change the work makes is made on the page's next tick
+(:func:`apps.live.in_turn`), in turn with the page's own: made from the task, its message could overtake a move's.
 
 A move's redraw of every page at a table goes out before this work starts (:func:`after_redraws`), and the work
 shows itself through panes made once and bound to its parameters (a spinner's text, a progress bar): a
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import panel as pn
@@ -27,6 +29,7 @@ from apps.busy import BUSY_CSS, FAILED, busy_html
 from apps.commands import on_page
 from apps.kzin import views
 from apps.kzin.controls import KzinView
+from apps.live import in_turn
 from engine.kzin.advisor import Advice, advise_until_sure
 from engine.kzin.session import estimate_turn
 
@@ -159,13 +162,14 @@ class Advisor(KzinView):
         do)."""
         s = self.session
         if s.decision() is None:
-            self.thinking = ""
+            in_turn(partial(self.param.update, thinking=""))
             return
-        if self.advice is not None and self.advice[0] == version:
-            self.advice = None  # another advisor was chosen: the earlier advice is withdrawn until the new one is in
+        # Another advisor was chosen: the earlier advice is withdrawn until the new one is in.
+        withdrawn = {"advice": None} if self.advice is not None and self.advice[0] == version else {}
         state = s.state.clone()
         sure = sure_of == version
-        self.thinking = "playing on until the best option is separated" if sure else "playing out the options"
+        in_turn(partial(self.param.update, thinking="playing on until the best option is separated" if sure
+                        else "playing out the options", **withdrawn))
         await after_redraws()
         stop = threading.Event()  # set when this run is superseded: a play-on stops at its next doubling
         try:
@@ -174,18 +178,24 @@ class Advisor(KzinView):
             else:
                 advice = await asyncio.to_thread(s.advice_for, state, version)
         except Exception as exc:  # the page must hear of it: a silent spinner would never stop
-            self.param.update(error=f"The advisor failed: {exc!r}", thinking="")
+            in_turn(partial(self.param.update, error=f"The advisor failed: {exc!r}", thinking=""))
             return
         finally:
             stop.set()
-        if s.version != version:
-            return  # the game moved on meanwhile: the newer run shows its own advice
-        if advice is None:
-            self.thinking = ""
-            return
-        self.param.update(advice=(version, advice), error="", thinking="")
+        if s.version == version:  # else the game moved on meanwhile: the newer run shows its own advice
+            in_turn(partial(self._advised, version, advice))
         return
         yield  # an async generator that shows nothing itself
+
+    def _advised(self, version: int, advice: Advice | None) -> None:
+        """Show the advice worked out for the game at ``version`` (None: there was none to give), if it is still
+        that game's."""
+        if self.session.version != version:
+            return
+        if advice is None:
+            self.thinking = ""
+        else:
+            self.param.update(advice=(version, advice), error="", thinking="")
 
     def _show(self, advice: tuple[int, Advice] | None, version: int, predict: bool, guess: float | None
               ) -> tuple[str, Any]:
@@ -236,23 +246,27 @@ class RunningOdds(KzinView):
                 await after_redraws()
             for i, entry in enumerate(todo):
                 if many:
-                    self.param.update(busy=True, progress=i / len(todo),
-                                      said=f"Estimating by rollouts in the background… {i / len(todo):.0%}")
+                    in_turn(partial(self.param.update, busy=True, progress=i / len(todo),
+                                    said=f"Estimating by rollouts in the background… {i / len(todo):.0%}"))
                 result = await asyncio.to_thread(estimate_turn, rules, entry["snapshot"], self.rollouts,
                                                  seed + entry["turn"])
-                if not s.record_running_odds(game, [result]):
+                if s.game_number != game:
                     return  # another game is in play now
+                in_turn(partial(s.record_running_odds, game, [result]))  # dropped there if a new game began
         except Exception as exc:
-            self.param.update(busy=False, error=f"The running odds failed: {exc!r}")
-            self.said = self.error
+            failed = f"The running odds failed: {exc!r}"
+            in_turn(partial(self.param.update, busy=False, error=failed, said=failed))
             return
         finally:
-            self.busy = False
-        self.param.update(progress=1.0, error="",
-                          said=f"{len(s.running_odds)} turn(s) estimated by rollouts of the threshold policy, each "
-                               "with its 95% interval.")
+            in_turn(partial(setattr, self, "busy", False))
+        in_turn(partial(self._estimated, game))
         return
         yield  # an async generator that shows nothing itself
+
+    def _estimated(self, game: int) -> None:
+        if self.session.game_number == game:
+            self.param.update(progress=1.0, error="", said=f"{len(self.session.running_odds)} turn(s) estimated by "
+                              "rollouts of the threshold policy, each with its 95% interval.")
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._view

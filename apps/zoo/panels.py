@@ -27,6 +27,7 @@ from panel.io.state import set_curdoc
 
 from apps.commands import on_page
 from apps.gestures import gesture_source, take_clicks
+from apps.live import in_turn
 from apps.zoo import views
 from apps.zoo.arena import PROPOSAL, Arena
 from apps.zoo.work import SharedWork, Superseding
@@ -133,7 +134,7 @@ class OddsPanel(pn.viewable.Viewer):
         """The work of one moment of the battle: the odds, then the map (cancelled when superseded)."""
         self._runs.start()
         if self._map_key() != self._rows[0] or self.why_not:  # the map shown is not this moment's: withdrawn
-            self.param.update(grid=None, mapped=0, cells=0, why_not="")
+            in_turn(partial(self.param.update, grid=None, mapped=0, cells=0, why_not=""))
         try:
             await self._estimate()
             await self._map()
@@ -142,8 +143,8 @@ class OddsPanel(pn.viewable.Viewer):
         except RunStopped:  # a move ended this battle: the run for the next one follows
             return
         except Exception as exc:  # the page must hear of it: a silent "estimating" would never end
-            self.param.update(busy=False, why_no_odds=f"The odds failed: {exc!r}", cells=0,
-                              why_not=f"The map failed: {exc!r}")
+            in_turn(partial(self.param.update, busy=False, why_no_odds=f"The odds failed: {exc!r}", cells=0,
+                            why_not=f"The map failed: {exc!r}"))
         return
         yield  # an async generator that shows nothing itself: the panes bound to the results do
 
@@ -153,11 +154,11 @@ class OddsPanel(pn.viewable.Viewer):
         s = self.session
         why = views.why_no_odds(s, not self.arena.settled())
         if why:
-            self.param.update(odds=None, busy=False, why_no_odds=why)
+            in_turn(partial(self.param.update, odds=None, busy=False, why_no_odds=why))
             return
         flick, noise, state = s.proposed_flick(), s.noise(), s.state.clone()
         assert flick is not None
-        self.param.update(odds=None, busy=True, why_no_odds="")
+        in_turn(partial(self.param.update, odds=None, busy=True, why_no_odds=""))
         jobs = noisy_jobs(flick, noise, sum(ODDS_CHUNKS), make_rng(0))
         samples: list[Any] = []
         start = 0
@@ -167,10 +168,11 @@ class OddsPanel(pn.viewable.Viewer):
                 samples += await self.shared.get(battle, ("odds", *key, k), run_samples, state,
                                                  jobs[start:start + n], 1, self.shared.stop_of(battle))
                 start += n
-                self.param.update(odds=summarise(flick, noise, samples), busy=k < len(ODDS_CHUNKS) - 1)
+                in_turn(partial(self.param.update, odds=summarise(flick, noise, samples),
+                                busy=k < len(ODDS_CHUNKS) - 1))
         finally:
             if self._runs.current():  # a cancelled run's end must not stop the spinner of the run after it
-                self.busy = False
+                in_turn(partial(setattr, self, "busy", False))
 
     def odds_for(self, flick_text: str) -> FlickOdds | None:
         """The odds shown, when they are for that very flick."""
@@ -194,7 +196,7 @@ class OddsPanel(pn.viewable.Viewer):
         if not why and (flick is None or s.proposal_problem(ignore_aim=True) is not None):
             why = views.why_no_odds(s, False) or "Choose where to flick from."
         if why:
-            self.param.update(grid=None, mapped=0, cells=0, why_not=why)
+            in_turn(partial(self.param.update, grid=None, mapped=0, cells=0, why_not=why))
             return
         assert flick is not None
         dirs = GRID_HEADINGS if flick.rail == "here" else GRID_DIRECTIONS
@@ -207,8 +209,8 @@ class OddsPanel(pn.viewable.Viewer):
         rows = self._rows[1]
         state, noise = s.state.clone(), s.noise()
         done = sum(len(r) for r in rows)
-        self.param.update(grid=pd.concat(rows, ignore_index=True) if rows else None, mapped=done,
-                          cells=len(GRID_SPEEDS) * len(dirs), why_not="")
+        in_turn(partial(self.param.update, grid=pd.concat(rows, ignore_index=True) if rows else None, mapped=done,
+                        cells=len(GRID_SPEEDS) * len(dirs), why_not=""))
         try:
             for k, (speed, part) in enumerate(pieces):
                 if k < len(rows):
@@ -218,9 +220,10 @@ class OddsPanel(pn.viewable.Viewer):
                 if self._rows[1] is not rows or len(rows) != k:
                     return  # another run took the map over meanwhile
                 rows.append(piece)
-                self.param.update(grid=pd.concat(rows, ignore_index=True), mapped=sum(len(r) for r in rows))
+                in_turn(partial(self.param.update, grid=pd.concat(rows, ignore_index=True),
+                                mapped=sum(len(r) for r in rows)))
         except ValueError as exc:
-            self.param.update(grid=None, cells=0, why_not=f"This flick cannot be mapped: {exc}.")
+            in_turn(partial(self.param.update, grid=None, cells=0, why_not=f"This flick cannot be mapped: {exc}."))
 
     def _build_heat(self) -> None:
         heat = figure(width=420, height=260, x_range=(-82.5, 82.5), y_range=(0.2, 2.6), tools="",
@@ -336,7 +339,7 @@ class BotPlayer(pn.viewable.Viewer):
         version = s.version
         if not (self.active and s.bot_to_move()) or not self.arena.settled() or s.round_result is not None:
             return
-        self.thinking = True
+        in_turn(partial(setattr, self, "thinking", True))
         try:
             await asyncio.sleep(BOT_PAUSE_S)
             state, rng, bot = s.state.clone(), s.rng, s.new_bot()
@@ -346,13 +349,13 @@ class BotPlayer(pn.viewable.Viewer):
         except RunStopped:  # a move ended this battle: the run for the next one follows
             return
         except Exception as exc:  # the page must hear of it: a bot that never moves looks like a hang
-            self.error = f"The computer player failed: {exc!r}"
+            in_turn(partial(setattr, self, "error", f"The computer player failed: {exc!r}"))
             return
         finally:
             if self._runs.current():
-                self.thinking = False
+                in_turn(partial(setattr, self, "thinking", False))
         if s.version == version and self._runs.current():
-            pn.state.execute(partial(s.play_bot, choice), schedule=True)
+            in_turn(partial(s.play_bot, choice))
         return
         yield  # an async generator that shows nothing itself: ``thinking`` is shown
 
