@@ -215,6 +215,9 @@ def test_seed_5_followed_by_the_advice_to_turn_8(page, serve_app, console_errors
         expect(page.get_by_text(f"Expansion Marker on space {s.state.kem}")).to_be_visible(timeout=WAIT)
     assert s.state.turn >= 8 or s.state.phase == "over"
     expect(page.locator(".advice")).to_contain_text("Recommended", timeout=60_000)
+    # Its spinner stops once the advice is in (it once never stopped).
+    until(lambda: dash.advisor.thinking == "", page)
+    expect(page.get_by_text("The advisor is")).to_have_count(0, timeout=WAIT)
     shot(page, "6_seed5_turn8")
     assert console_errors == [] and server_errors == []
 
