@@ -170,9 +170,38 @@ def panel_stylesheets(folder: Path | None = None) -> Path | None:
     return folder
 
 
+LAB_OVERRIDES = {"@jupyterlab/apputils-extension:kernels-settings": {"commsOverSubshells": "disabled"}}
+"""JupyterLab settings the dashboards need, as defaults a user's own settings still override: the clicks of a
+dashboard go to the kernel's main shell. JupyterLab 4.4+ sends comm messages to a kernel subshell (a second
+thread in ipykernel 7) by default, and Panel's messages to the page, sent in parts from that thread and from the
+main one (the background work), interleave: the page fails to apply them ("s is not iterable") and stops
+updating. JupyterLab's own documented fix is this setting."""
+
+
+def lab_overrides(app_dir: Path | None = None) -> Path | None:
+    """Write :data:`LAB_OVERRIDES` as this project's file among JupyterLab's per-package overrides
+    (``<app dir>/settings/overrides.d/tabletop-dojo.json``; the app dir is JupyterLab's, ``$JUPYTERLAB_DIR`` or
+    this environment's ``share/jupyter/lab``), so ``jupyter lab`` in this environment has them too. Returns the
+    file, or None if it cannot be written (JupyterLab then keeps its own defaults)."""
+    import json
+
+    if app_dir is None:
+        app_dir = Path(os.environ.get("JUPYTERLAB_DIR") or Path(sys.prefix) / "share" / "jupyter" / "lab")
+    path = app_dir / "settings" / "overrides.d" / "tabletop-dojo.json"
+    text = json.dumps(LAB_OVERRIDES, indent=2) + "\n"
+    try:
+        if not path.is_file() or path.read_text() != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    except OSError:
+        return None
+    return path
+
+
 def _lab(args: argparse.Namespace) -> int:
     jupyter_args = list(args.jupyter_args)
     static = panel_stylesheets()
+    lab_overrides()
     if static is not None and lab_option(jupyter_args, "--ServerApp.port", "--port") is None:
         port = free_lab_port(lab_option(jupyter_args, "--ServerApp.ip", "--ip") or "localhost")
         if port is not None:  # the stylesheets' URL names the port: Jupyter must not move to another

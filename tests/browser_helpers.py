@@ -20,7 +20,7 @@ import panel as pn
 
 from apps._browser import BOARD_READY as BOARD_READY  # the page predicates, shared with the benchmarks and soak
 from apps._browser import HAS_TEXT as HAS_TEXT
-from engine.cli import lab_cdn_root, lab_command, lab_environment, panel_stylesheets
+from engine.cli import lab_cdn_root, lab_command, lab_environment, lab_overrides, panel_stylesheets
 
 TO_PAGE = """([name, x, y]) => {
   const v = [...Bokeh.index.all_views()].find(v => v.model.name === name && v.frame);
@@ -205,6 +205,7 @@ class JupyterLab:
             (settings / rel).parent.mkdir(parents=True, exist_ok=True)
             (settings / rel).write_text(json.dumps(value))
         static = panel_stylesheets()
+        lab_overrides()  # as dojo lab: the dashboards' clicks on the kernel's main shell
         args = ["--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                 "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.TOKEN}",
                 "--LabApp.expose_app_in_browser=True",

@@ -67,10 +67,13 @@ def test_lab_runs_jupyterlab_on_the_notebooks_of_this_clone(monkeypatch, tmp_pat
     monkeypatch.setattr(cli, "run_instead", lambda argv, env: calls.append((argv, env)) or 0)
     monkeypatch.setattr(cli.os, "geteuid", lambda: 1000)
     monkeypatch.setattr(cli, "panel_stylesheets", lambda: tmp_path)
+    monkeypatch.setenv("JUPYTERLAB_DIR", str(tmp_path / "lab"))
     monkeypatch.delenv("PANEL_INLINE", raising=False)
     monkeypatch.delenv("PANEL_CDN_ROOT", raising=False)
     cli.main(["lab", "--port", "8890", "--no-browser"])
     [(argv, env)] = calls
+    # the dashboards' clicks go to the kernel's main shell (JupyterLab's own setting, as an override)
+    assert (tmp_path / "lab" / "settings" / "overrides.d" / "tabletop-dojo.json").is_file()
     assert env["PANEL_INLINE"] == "true"  # the kernels load Panel and Bokeh inline: notebooks work offline
     # and the panes Panel updates later link their stylesheets from the Jupyter server, not from the CDN
     assert env["PANEL_CDN_ROOT"] == "http://localhost:8890/static/panel/"
@@ -84,6 +87,7 @@ def test_lab_without_a_port_chooses_one_for_the_stylesheets_url(monkeypatch, tmp
     calls = []
     monkeypatch.setattr(cli, "run_instead", lambda argv, env: calls.append((argv, env)) or 0)
     monkeypatch.setattr(cli, "panel_stylesheets", lambda: tmp_path)
+    monkeypatch.setattr(cli, "lab_overrides", lambda: None)
     monkeypatch.setattr(cli, "free_lab_port", lambda ip: 8893)
     monkeypatch.delenv("PANEL_CDN_ROOT", raising=False)
     cli.main(["lab"])
@@ -96,6 +100,7 @@ def test_lab_without_panels_stylesheets_leaves_the_cdn_as_it_was(monkeypatch):
     calls = []
     monkeypatch.setattr(cli, "run_instead", lambda argv, env: calls.append((argv, env)) or 0)
     monkeypatch.setattr(cli, "panel_stylesheets", lambda: None)
+    monkeypatch.setattr(cli, "lab_overrides", lambda: None)
     monkeypatch.delenv("PANEL_CDN_ROOT", raising=False)
     cli.main(["lab", "--port", "8890"])
     [(argv, env)] = calls
@@ -173,3 +178,24 @@ def test_serve_prints_the_url_and_serves_the_landing_page(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_lab_overrides_keep_a_dashboards_clicks_on_the_kernels_main_shell(tmp_path):
+    """JupyterLab reads the file as an override of its own setting (read back by jupyterlab_server, as the
+    server does); a second call rewrites only an edited file; an unwritable place gives None, not a failure."""
+    import os
+
+    from jupyterlab_server.settings_utils import get_settings
+
+    path = cli.lab_overrides(tmp_path / "lab")
+    assert path == tmp_path / "lab" / "settings" / "overrides.d" / "tabletop-dojo.json"
+    schemas = Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas"
+    read, _ = get_settings(str(tmp_path / "lab" / "settings"), str(schemas), str(tmp_path / "user"),
+                           schema_name="@jupyterlab/apputils-extension:kernels-settings")
+    assert read["schema"]["properties"]["commsOverSubshells"]["default"] == "disabled"
+    written = os.stat(path).st_mtime_ns
+    assert cli.lab_overrides(tmp_path / "lab") == path and os.stat(path).st_mtime_ns == written
+    path.write_text("{}")
+    assert cli.lab_overrides(tmp_path / "lab") == path and "disabled" in path.read_text()
+    (tmp_path / "file").write_text("")
+    assert cli.lab_overrides(tmp_path / "file") is None  # a file where the folder should be

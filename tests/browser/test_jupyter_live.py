@@ -186,6 +186,16 @@ def report_failure(request, live):
         print(live.report())
 
 
+def test_the_dashboards_clicks_go_to_the_kernels_main_shell(live):
+    """JupyterLab as ``dojo lab`` starts it sends comm messages to the kernel's main shell, not to a subshell (a
+    second thread in ipykernel 7): Panel's messages to the page, sent in parts from that thread and from the main
+    one (the background work), interleaved, and the page stopped updating ("s is not iterable"), 1 run in 2 of
+    this file with a core busy. The setting as the page's JupyterLab loaded it."""
+    setting = live.page.evaluate("""async () => (await jupyterapp.serviceManager.settings.fetch(
+      '@jupyterlab/apputils-extension:kernels-settings')).schema.properties.commsOverSubshells.default""")
+    assert setting == "disabled"
+
+
 # --- Man-Kzin Wars: a card, then decisions -----------------------------------------------------------------
 def kzin_tile(live: Live):
     """The first card tile (Human Fleet or Tactics in play) of the Kzin dashboard."""
