@@ -79,12 +79,14 @@ def drag_data(page, name: str, start: tuple[float, float], vector: tuple[float, 
     raise AssertionError(f"the figure {name!r} kept moving under the mouse: three drags in a row were shifted")
 
 
-def wait_for(cond: Callable[[], object], page, timeout: float = 30.0) -> None:
+def wait_for(cond: Callable[[], object], page, timeout: float = 30.0,
+             seen: Callable[[], object] | None = None) -> None:
     """Poll a server-side condition while letting the page run (assert on Python state, not pixels); 30 s by
-    default, as a loaded CI machine may take that long for something that does happen."""
+    default, as a loaded CI machine may take that long for something that does happen. ``seen``: what the failure
+    reports of the state it waited on (CI's output is all a failure there leaves)."""
     end = time.time() + timeout
     while not cond():
-        assert time.time() < end, "condition not met in time"
+        assert time.time() < end, "condition not met in time" + (f"; saw {seen()}" if seen is not None else "")
         page.wait_for_timeout(50)
 
 

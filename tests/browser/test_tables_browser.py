@@ -74,7 +74,8 @@ def decline(page, table):
     version = s.version
     name = "Fall back" if s.decision() == "invasion" else "Pass"
     page.get_by_role("button", name=name).click()
-    wait_for(lambda: s.version > version, page, timeout=WAIT)
+    wait_for(lambda: s.version > version, page, timeout=WAIT, seen=lambda: f"{name} clicked at version {version}, "
+             f"the game at {s.version} ({s.decision()}), its log ending {s.log[-1:]}")
 
 
 def shows(page, text: str) -> None:
@@ -106,10 +107,15 @@ def test_a_watcher_sees_the_game_live_and_their_clicks_change_nothing(tables, br
         watcher.wait_for_function(MARKER_ON, arg=["track", table.session.state.kem], timeout=WAIT * 1000)
         spaces.add(table.session.state.kem)
     assert len(spaces) > 1, "the moves never moved the marker: the track check saw no change"
-    # Once the pages are idle no session has callbacks queued for good (those redraws blocked the watcher's
-    # session from ever being discarded).
+    # Once the pages are idle (their background work done: each change it makes is a callback on its page's next
+    # tick, which blocks the session's expiry until its messages are written), no session has callbacks queued
+    # for good (those redraws blocked the watcher's session from ever being discarded).
+    games = [mine.game, theirs.game]
+    wait_for(lambda: not table.session.running_odds_todo() and all(g.advisor.thinking == "" for g in games), player,
+             timeout=3 * WAIT, seen=lambda: (f"{len(table.session.running_odds_todo())} turn(s) to estimate, "
+                                             f"advisors: {[g.advisor.thinking for g in games]}"))
     wait_for(lambda: all(s["expiry blocks"] == 0 for s in server_sessions() if not s["destroyed"]), player,
-             timeout=WAIT)
+             timeout=WAIT, seen=server_sessions)
     version, log = table.session.version, list(table.session.log)
     if table.session.decision() is not None:
         name = "Fall back" if table.session.decision() == "invasion" else "Pass"
