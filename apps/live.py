@@ -73,16 +73,18 @@ def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False)
             pn.state.execute(as_page, schedule=True)
 
 
-def in_turn(fn: Callable[[], Any]) -> None:
+def in_turn(fn: Callable[[], Any], doc: Document | None = None) -> None:
     """Run ``fn``, a change that background work (an async task on a page's event loop) makes, in turn with the
     page's own changes: on the page's next tick, under its document lock (``pn.state.execute(schedule=True)``), or
-    at once outside a server.
+    at once outside a server. ``doc``: the page's document, when the current one may be another's (a change that
+    another browser's click at the same table set off); by default the current one.
 
     An async task runs outside the document lock, so Panel writes the messages of its changes to the browser
     straight away, while the messages of a move made just before (each written in turn behind a loaded browser) may
     still be waiting: an older message then lands last. Man-Kzin Wars' "Follow the advice" stayed disabled that way
     (enabled by the advice, then disabled for good by the move's older message): 2 runs in 10 with a core busy."""
-    pn.state.execute(fn, schedule=True)
+    with set_curdoc(doc) if doc is not None else contextlib.nullcontext():
+        pn.state.execute(fn, schedule=True)
 
 
 def on_page_of(doc: Document | None, fn: Callable[[], Any]) -> Callable[..., None]:

@@ -23,7 +23,6 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper
 from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
-from panel.io.state import set_curdoc
 
 from apps.commands import on_page
 from apps.gestures import gesture_source, take_clicks
@@ -124,8 +123,7 @@ class OddsPanel(pn.viewable.Viewer):
             self._drawing.discard(fn)
             fn()
 
-        with set_curdoc(self.heat.document):
-            pn.state.execute(draw, schedule=True)
+        in_turn(draw, self.heat.document)
 
     def _odds_text(self, odds: FlickOdds | None, busy: bool, why: str) -> str:
         return views.odds_html(odds, busy, why, points=self.session.state.game.mode == "points")
