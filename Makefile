@@ -39,7 +39,7 @@ lint: install-test
 test: install-test chromium
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy engine
-	$(BIN)/python -m pytest -q tests engine README.md
+	$(BIN)/python -m pytest -q --tb=short tests engine README.md
 	$(BIN)/python -m pytest -q --nbmake notebooks
 
 # The teaching notebooks as a static site (build/docs/index.html): executed, one self-contained page each, offline.

@@ -31,6 +31,9 @@ from engine.kzin.table import KZIN_TABLE
 pytestmark = pytest.mark.browser
 
 WAIT = 20.0  # s: the machine is shared
+SERVED: list[str] = []
+"""The server sessions of the ``tables`` fixture's pages (ids as :func:`server_sessions` gives them): the heap also
+holds sessions of the servers of earlier tests, stopped with their callbacks as they were, never discarded."""
 
 
 def status_text(session) -> str:
@@ -48,8 +51,10 @@ def tables(serve_app):
     use_registry(TableRegistry(folder / "tables", {"kzin": replace(KZIN_TABLE, session_options={
         "advisor_rollouts": 200})}, Sealer.in_folder(folder)))
     pages: list[TablePage] = []
+    SERVED.clear()
 
     def kzin() -> object:
+        SERVED.append(pn.state.curdoc.session_context.id[:8])
         page = table_page("kzin", lambda t, _token, may_act: KzinPage(session=t.session, may_act=may_act,
                                                                       secret_seed=True, running_rollouts=100))
         pages.append(page)
@@ -58,6 +63,11 @@ def tables(serve_app):
     url = serve_app({"kzin": kzin}, session_history=-1, check_unused_sessions_milliseconds=200,
                     unused_session_lifetime_milliseconds=500)
     yield url, pages
+
+
+def ours() -> list[dict]:
+    """This test's server sessions not yet discarded (see :data:`SERVED`)."""
+    return [s for s in server_sessions() if s["id"] in SERVED and not s["destroyed"]]
 
 
 def open_page(page, url, pages):
@@ -114,8 +124,8 @@ def test_a_watcher_sees_the_game_live_and_their_clicks_change_nothing(tables, br
     wait_for(lambda: not table.session.running_odds_todo() and all(g.advisor.thinking == "" for g in games), player,
              timeout=3 * WAIT, seen=lambda: (f"{len(table.session.running_odds_todo())} turn(s) to estimate, "
                                              f"advisors: {[g.advisor.thinking for g in games]}"))
-    wait_for(lambda: all(s["expiry blocks"] == 0 for s in server_sessions() if not s["destroyed"]), player,
-             timeout=WAIT, seen=server_sessions)
+    assert len(ours()) >= 2, ours()  # the player's and the watcher's at least: the check below is on them
+    wait_for(lambda: all(s["expiry blocks"] == 0 for s in ours()), player, timeout=WAIT, seen=ours)
     version, log = table.session.version, list(table.session.log)
     if table.session.decision() is not None:
         name = "Fall back" if table.session.decision() == "invasion" else "Pass"
