@@ -161,6 +161,9 @@ class OddsPanel(pn.viewable.Viewer):
         samples: list[Any] = []
         start = 0
         battle, key = (s.game_number, s.version), (str(flick), s.aim_angle_sd, s.aim_speed_sd)
+        rehearsal = s.rehearsal()
+        if rehearsal is not None:  # the flick itself first, once for the table: its commit then needs no physics
+            s.rehearse(await self.shared.get(battle, ("rehearsal", str(flick)), s.rehearse, rehearsal))
         try:
             for k, n in enumerate(ODDS_CHUNKS):
                 samples += await self.shared.get(battle, ("odds", *key, k), run_samples, state,

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -37,6 +38,21 @@ from engine.zoo.odds import AimNoise, FlickOdds, flick_odds, odds_grid
 
 SESSION_FORMAT = "tabletop-dojo/zoo-session"
 SESSION_VERSION = 2  # 2: the whole file checksummed, the log checked entry by entry
+
+
+@dataclass
+class Rehearsal:
+    """The proposed flick played ahead on a copy of the battle (:meth:`ZooSession.rehearse`), off the event loop,
+    while the player looks at its odds: committing that very flick at that very moment then takes the copy's
+    result instead of running the physics on the click (the copy's generator is a copy of the battle's, so the
+    result is the one the click would get)."""
+
+    game_number: int
+    version: int
+    flick: Flick
+    state: ZooState
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    played: bool = False
 
 
 def _is_float(v: Any) -> bool:
@@ -169,6 +185,8 @@ class ZooSession(GameSession):
         seats = params.pop("seats", None)
         super().__init__(**params)
         self._odds_notes: dict[str, dict[str, float]] = {}
+        self._rehearsed: Rehearsal | None = None
+        self._rehearsal_lock = threading.Lock()  # rehearse() runs on a worker thread, the commit on the page's
         if seats is not None:
             try:
                 self.seats = [_seat(k, f"P{q + 1}") for q, k in enumerate(seats)]
@@ -484,7 +502,11 @@ class ZooSession(GameSession):
         before = self._board()
         round_no = self.state.round_no
         if isinstance(action, Flick):
-            frames = self.state.flick_with_frames(action).frames
+            rehearsed = self._rehearsed_as(action)
+            if rehearsed is not None:
+                self.state, frames = rehearsed.state, rehearsed.frames
+            else:
+                frames = self.state.flick_with_frames(action).frames
         else:
             self.state.apply_action(action)
             frames = []
@@ -498,6 +520,31 @@ class ZooSession(GameSession):
         if not self.attempt(self.play, flick):
             return None
         return self.last_frames
+
+    def rehearsal(self) -> Rehearsal | None:
+        """The proposed flick on a copy of the battle now, for :meth:`rehearse` (None when it cannot be played)."""
+        flick = self.proposed_flick()
+        if flick is None or self.proposal_problem() is not None:
+            return None
+        return Rehearsal(self.game_number, self.version, flick, self.state.clone())
+
+    def rehearse(self, rehearsal: Rehearsal) -> Rehearsal:
+        """Play a :meth:`rehearsal` on its copy (on any thread: it touches nothing else; once) and keep it for the
+        commit of that flick, in place of the one kept before (aiming back keeps a played one again)."""
+        if not rehearsal.played:
+            rehearsal.frames = rehearsal.state.flick_with_frames(rehearsal.flick).frames
+            rehearsal.played = True
+        with self._rehearsal_lock:
+            self._rehearsed = rehearsal
+        return rehearsal
+
+    def _rehearsed_as(self, flick: Flick) -> Rehearsal | None:
+        """The rehearsal of ``flick`` played on this very battle, if there is one (used once)."""
+        with self._rehearsal_lock:
+            r, self._rehearsed = self._rehearsed, None
+        if r is not None and (r.game_number, r.version, r.flick) == (self.game_number, self.version, flick):
+            return r
+        return None
 
     def place(self, die: str, x: float, y: float, face: str = "head") -> bool:
         """Set an animal knocked out of the arena (or a caged one, by the FAQ) back into the arena."""
@@ -774,4 +821,4 @@ class ZooSession(GameSession):
         super().refuse(reason[:1].upper() + reason[1:] if reason else "refused")
 
 
-__all__ = ["DRAG_MM_PER_M_S", "Animal", "RoundResult", "ZooSession"]
+__all__ = ["DRAG_MM_PER_M_S", "Animal", "Rehearsal", "RoundResult", "ZooSession"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from engine.zoo.bot import OddsBot
-from engine.zoo.session import ZooSession
+from engine.zoo.session import Rehearsal, ZooSession
 
 
 def snapshot(session: ZooSession) -> str:
@@ -218,3 +219,50 @@ def test_a_cage_round_ends_on_its_winner_and_how() -> None:
     assert r.how.startswith(f"{r.players[r.winner]} won round 1") and "no animal left fighting" in r.how
     board = {d for d, die in s.state.dice.items() if die.status == "arena"}
     assert {a.die for a in r.animals} == board  # the board as the round ended: still there until the next round
+
+
+def _played(s: ZooSession) -> tuple[str, list, list]:
+    return s.state.to_json(), s.last_frames, [e["text"] for e in s.log]
+
+
+def _rehearse_on_a_worker(s: ZooSession, rehearsal: Rehearsal) -> None:
+    with ThreadPoolExecutor(1) as pool:  # as a page does: another thread, with its own copy of the physics
+        pool.submit(s.rehearse, rehearsal).result()
+
+
+def test_a_rehearsed_flick_commits_exactly_as_one_played_on_the_click() -> None:
+    """The proposed flick played ahead on a copy (off the page's loop) is what the commit of that very flick takes:
+    the battle, its generator, the frames and the log come out as a flick simulated on the click, flick after flick;
+    a rehearsal of another aim, or of a battle that has moved on since, is not taken."""
+    plain = ZooSession(seed=7, seats=["person", "person"], odds_workers=1)
+    ahead = ZooSession(seed=7, seats=["person", "person"], odds_workers=1)
+    for n in range(6):
+        for s in (plain, ahead):
+            assert s.propose_flick(-20.0 + 8 * n, 0.9 + 0.1 * n) or s.state.phase not in ("flick", "extra")
+        if ahead.state.phase not in ("flick", "extra"):
+            break
+        rehearsal = ahead.rehearsal()
+        assert rehearsal is not None and rehearsal.version == ahead.version
+        if n == 2:  # the player re-aims after the rehearsal: the click simulates its own flick
+            ahead.rehearse(rehearsal)
+            for s in (plain, ahead):
+                assert s.propose_flick(5.0, 1.3)
+        elif n == 4:  # another copy of the battle, played already: another move is made first
+            ahead.rehearse(rehearsal)
+            stale = ahead.rehearsal()
+            assert stale is not None
+            for s in (plain, ahead):
+                assert s.commit_flick() is not None
+            assert ahead.state.phase in ("flick", "extra") and ahead.propose_flick(stale.flick.direction,
+                                                                                   stale.flick.speed)
+            assert plain.propose_flick(stale.flick.direction, stale.flick.speed)
+            ahead.rehearse(stale)  # of the version before the last move: not taken
+        else:
+            _rehearse_on_a_worker(ahead, rehearsal)
+        kept = ahead._rehearsed
+        assert kept is not None
+        assert plain.commit_flick() is not None and ahead.commit_flick() is not None
+        assert (ahead.state is kept.state) == (n not in (2, 4))  # the copy taken, not simulated again
+        assert _played(ahead) == _played(plain)
+        assert ahead._rehearsed is None  # a rehearsal is used once
+    assert n == 5

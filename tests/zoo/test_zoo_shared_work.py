@@ -41,15 +41,16 @@ def test_three_pages_at_a_table_work_the_odds_and_the_map_out_once(tmp_path):
     asyncio.run(work([p.game.odds for p in pages]))
     asyncio.run(work([alone.odds]))
     shared, own = table_work(table), alone.odds.shared
-    pieces = len(zp.ODDS_CHUNKS) + len(zp.GRID_SPEEDS) * len(range(0, len(zp.GRID_DIRECTIONS), zp.MAP_PIECE_CELLS))
-    assert own.computed == pieces and shared.computed == pieces  # three pages, one page's work
+    pieces = 1 + len(zp.ODDS_CHUNKS) + len(zp.GRID_SPEEDS) * len(range(0, len(zp.GRID_DIRECTIONS), zp.MAP_PIECE_CELLS))
+    assert own.computed == pieces and shared.computed == pieces  # three pages, one page's work: the flick rehearsed
+    assert s._rehearsed is not None and s._rehearsed.flick == s.proposed_flick()  # once, kept for its commit
     for p in pages:
         o = p.game.odds
         assert o.odds == alone.odds.odds and o.odds.samples == sum(zp.ODDS_CHUNKS)
         assert o.grid.equals(alone.odds.grid) and o.mapped == alone.odds.mapped == len(o.grid)
     assert s.propose_flick(15.0, 1.2)  # a new aim: new odds, worked out once more; the map is kept
     asyncio.run(work([p.game.odds for p in pages]))
-    assert shared.computed == pieces + len(zp.ODDS_CHUNKS)
+    assert shared.computed == pieces + 1 + len(zp.ODDS_CHUNKS)
     for p in pages:
         p.close()
 
