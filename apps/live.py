@@ -43,9 +43,12 @@ def page_document() -> Document | None:
     return doc if doc is not None and doc.session_context is not None else None
 
 
-def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False) -> None:
+def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False, last: bool = False) -> None:
     """Run ``fn`` as the page of ``doc``: now if ``doc`` is being processed (or is None), else on its next tick,
     or when it has loaded.
+
+    ``last``: on the page being processed too, after everything already queued (``add_timeout_callback`` with no
+    delay): what a click at a table sets off on the other pages (a Zoo flick's animation) goes out first.
 
     ``charts``: ``fn`` redraws charts (a HoloViews chart replaces Bokeh models). It runs with the document's models
     frozen (``doc.models.freeze()``: Bokeh works their set out again once, at the end, where each HoloViews chart's
@@ -61,7 +64,7 @@ def run_on(doc: Document | None, fn: Callable[[], Any], *, charts: bool = False)
             fn()
 
     current = pn.state.curdoc is doc
-    if current and not charts:
+    if current and not (charts or last):
         as_page()
         return
     with set_curdoc(doc):
@@ -97,14 +100,15 @@ def _copy_class(names: tuple[str, ...]) -> type[param.Parameterized]:
     return type("DocumentParams", (param.Parameterized,), {n: param.Parameter(default=None) for n in names})
 
 
-def in_this_document(source: param.Parameterized, *names: str, charts: bool = False) -> param.Parameterized:
+def in_this_document(source: param.Parameterized, *names: str, charts: bool = False,
+                     last: bool = False) -> param.Parameterized:
     """``source``'s parameters ``names``, copied into the page being built: a copy that changes on this page's own
-    document (:func:`run_on`; ``charts``: a copy for the page's charts), for the page's views to be bound
-    to instead of the shared session's."""
+    document (:func:`run_on`; ``charts``: a copy for the page's charts; ``last``: one that changes last on the page
+    being processed too), for the page's views to be bound to instead of the shared session's."""
     doc = page_document()
     copy = _copy_class(names)(**{n: getattr(source, n) for n in names})
     source.param.watch(lambda *events: run_on(doc, partial(copy.param.update, **{e.name: e.new for e in events}),
-                                              charts=charts), list(names))
+                                              charts=charts, last=last), list(names))
     return copy
 
 

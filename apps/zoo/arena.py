@@ -28,7 +28,7 @@ from bokeh.plotting import figure
 
 from apps.commands import on_page
 from apps.gestures import gesture_source, take_clicks
-from apps.live import in_turn
+from apps.live import in_this_document, in_turn
 from apps.zoo import adapter as za
 from apps.zoo.arena_js import ANIMATE_JS, DRAG_END_JS, DRAG_MOVE_JS, DRAG_START_JS
 from engine.zoo.constants import arena
@@ -39,6 +39,8 @@ FIG_H = round(FIG_W * (za.Y_RANGE[1] - za.Y_RANGE[0]) / (za.X_RANGE[1] - za.X_RA
 REPLAY_RATE = 0.25
 """"Replay slowly" plays the last flick at a quarter of its speed."""
 PROPOSAL = ("die", "spot", "face", "direction", "speed", "strike", "use_ability_flag")
+LIVE = ("notice", "last_frames", "round_result", "seats", "aim_angle_sd", "aim_speed_sd", *PROPOSAL)
+"""The session's parameters that the page's views follow through :attr:`Arena.live`."""
 
 def _empty(*keys: str) -> dict[str, list[Any]]:
     return {k: [] for k in keys}
@@ -65,6 +67,11 @@ class Arena(pn.viewable.Viewer):
         # animation is scheduled before the page's other redraws), with the version it ends at.
         s.param.watch(self._on_version, ["last_frames", "version"])
         s.param.watch(self._on_proposal, [*PROPOSAL, "round_result", "seats"])
+        # The page's other views follow this copy of the session's parameters, made in the page's document after
+        # the watchers above: param calls its own and Panel's bindings to a parameter before any watcher of ours,
+        # so views bound to the session would redraw on every page at the table before a flick's animation starts
+        # there; bound to the copy, they redraw after it (see apps.live), on the page whose click it was too.
+        self.live = in_this_document(s, *LIVE, last=True)
         self.draw()
 
     # --- the figure -------------------------------------------------------------------------------------------
@@ -221,24 +228,36 @@ class Arena(pn.viewable.Viewer):
         table the change may come from a click on another page, whose document is the current one."""
         in_turn(fn, self.figure.document)
 
+    def _write(self, data: dict[str, dict[str, Any]]) -> None:
+        """New data for the figure's sources (by name), sent to the browser as one message.
+
+        Under ``pn.io.unlocked``, as Panel changes its own models: the changes go out as one message, written at
+        once, where Bokeh sends each source's as a message of its own, each written in turn behind the page's other
+        callbacks and drawn by the browser on its own. At a table of two (apps._tables_bench, 12 flicks), a
+        flick's ten messages reached the other browser one by one ~100 ms after the server made them."""
+        with pn.io.unlocked():
+            for name, columns in data.items():
+                self.sources[name].data = columns
+
     def draw(self) -> None:
         """Everything the arena shows of the session as it is now."""
+        self._write(self._board())
+        self.shown = self.session.version
+
+    def _board(self) -> dict[str, dict[str, Any]]:
         s = self.session
-        self.sources["dice"].data, self.sources["faces"].data = za.layers(s)
-        self.sources["labels"].data = za.bench_labels(s)
-        self.draw_proposal()
-        self.shown = s.version
+        dice, faces = za.layers(s)
+        return {"dice": dice, "faces": faces, "labels": za.bench_labels(s), **self._proposal()}
 
     def draw_proposal(self) -> None:
         """The chosen die, where it may be flicked from, its spot and the aim."""
+        self._write(self._proposal())
+
+    def _proposal(self) -> dict[str, dict[str, Any]]:
         s = self.session
-        src = self.sources
-        src["sel"].data = za.selection_data(s)
         spots = za.spots_data(s)
-        src["dots"].data = spots["dots"]
-        src["bands"].data = spots["bands"]
-        src["launch"].data = za.launch_data(s)
-        src["aim"].data = za.aim_data(s)
+        return {"sel": za.selection_data(s), "dots": spots["dots"], "bands": spots["bands"],
+                "launch": za.launch_data(s), "aim": za.aim_data(s)}
 
     # --- animation --------------------------------------------------------------------------------------------
     def replay(self, rate: float = REPLAY_RATE) -> bool:
@@ -263,20 +282,14 @@ class Arena(pn.viewable.Viewer):
         seq = self._anim_seq
         first, text, rows = za.animation_data(self.session, frames, seq, rate)
         src = self.sources
-        # The frames first: the browser applies a page's messages one after another, each a redraw of the figure
-        # (tens of ms on a loaded machine), and the animation starts with the frames' message. The moving dice
-        # are hidden and the aim cleared after it, under the animation's first frame (which shows them where they
-        # stand). Sent before it, they held another browser's first frame back: apps._tables_bench, quiet, median
-        # 514 and 537 ms from a click to it before, 408, 471 and 507 ms after.
-        src["anim"].data = first
-        src["animtext"].data = text
-        src["frames"].data = rows
-        self._started = time.perf_counter()
+        # One message: the moving dice drawn where they stand (the animation's first frame), their frames (the
+        # animation starts as the browser takes them in), the board with them hidden and the aim cleared. What the
+        # page's other views do once the arena is animating follows in messages of their own.
         moving = set(text["id"])
-        src["dice"].data = za.hide(dict(src["dice"].data), moving)
-        src["faces"].data = za.hide(dict(src["faces"].data), moving)
-        for k in ("aim", "sel", "launch", "dots", "bands"):
-            src[k].data = {c: [] for c in src[k].data}
+        self._write({"anim": first, "animtext": text, "frames": rows,
+                     "dice": za.hide(dict(src["dice"].data), moving), "faces": za.hide(dict(src["faces"].data), moving),
+                     **{k: {c: [] for c in src[k].data} for k in ("aim", "sel", "launch", "dots", "bands")}})
+        self._started = time.perf_counter()
         self.animating = True
         duration = float(frames[-1]["t"]) / rate
         # If the browser never reports (a hidden tab pauses animation frames), finish anyway.
@@ -291,13 +304,12 @@ class Arena(pn.viewable.Viewer):
             self._finish(info["fps"])
 
     def _finish(self, fps: float | None) -> None:
-        self.sources["anim"].data = _empty(*za.ANIM_COLUMNS)
-        self.sources["animtext"].data = _empty(*za.ANIM_TEXT_COLUMNS)
+        self._write({"anim": _empty(*za.ANIM_COLUMNS), "animtext": _empty(*za.ANIM_TEXT_COLUMNS), **self._board()})
         with param.parameterized.batch_call_watchers(self):
             if fps is not None:
                 self.last_fps = fps
             self.animating = False
-            self.draw()
+            self.shown = self.session.version
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._pane

@@ -86,14 +86,15 @@ class FlickControls(pn.viewable.Viewer):
         self._on(self.face, lambda v: v != s.face and s.set_face(v))
         self._on(self.direction, lambda _v: self._typed_aim())
         self._on(self.speed, lambda _v: self._typed_aim())
-        turn = [a.param.shown, a.param.animating, s.param.round_result, s.param.seats]  # the turn as the arena shows it
+        live = a.live
+        turn = [a.param.shown, a.param.animating, live.param.round_result, live.param.seats]  # as the arena shows it
         self.commit = pn.widgets.Button(
             label="Commit flick", color="primary", width=130, margin=BUTTON_MARGIN,
-            disabled=pn.bind(lambda *_: not self.can_commit(), *turn, *(s.param[k] for k in PROPOSAL)))
+            disabled=pn.bind(lambda *_: not self.can_commit(), *turn, *(live.param[k] for k in PROPOSAL)))
         self.commit.on_click(on_page(self.commit_flick, s))
         self.replay = pn.widgets.Button(label="Replay slowly", width=120, margin=BUTTON_MARGIN,
                                         disabled=pn.bind(lambda *_: not (s.last_frames and a.settled()), *turn,
-                                                         s.param.last_frames))
+                                                         live.param.last_frames))
         self.replay.on_click(on_page(a.replay, s))  # the last flick again at a quarter of its speed
         self.pass_extra = pn.widgets.Button(label="Pass the extra flick", width=160, margin=BUTTON_MARGIN,
                                             visible=pn.bind(lambda *_: self._person_in("extra"), *turn))
@@ -104,7 +105,7 @@ class FlickControls(pn.viewable.Viewer):
                                   visible=pn.bind(lambda *_, q=q: self._may_start(q), *turn))
             b.on_click(on_page(lambda q=q: allowed(self.may_act) and s.choose_first(q), s))
             self.first.append(b)
-        s.param.watch(lambda *_e: self.follow(), [*PROPOSAL, "round_result"])
+        live.param.watch(lambda *_e: self.follow(), [*PROPOSAL, "round_result"])  # on the page's own tick
         a.param.watch(lambda *_e: self.follow(), ["shown"])  # a move: once the arena shows it
         self.follow()
 
@@ -197,8 +198,7 @@ class Abilities(pn.viewable.Viewer):
         self.button.on_click(on_page(self.use, s))
         self.cards = pn.pane.HTML(sizing_mode="stretch_width", margin=0)
         self.arena.param.watch(lambda *_e: self.follow(), ["shown"])
-        s.param.watch(lambda *_e: self.follow(), ["use_ability_flag", "round_result",
-                                                                 "seats", "spot"])
+        self.arena.live.param.watch(lambda *_e: self.follow(), ["use_ability_flag", "round_result", "seats", "spot"])
         self.follow()
 
     def follow(self) -> None:
@@ -250,10 +250,10 @@ class RoundCard(pn.viewable.Viewer):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         s, a = self.session, self.arena
-        shown = pn.bind(lambda result, animating, _v: result is not None and not animating, s.param.round_result,
-                        a.param.animating, a.param.shown)
+        shown = pn.bind(lambda result, animating, _v: result is not None and not animating,
+                        a.live.param.round_result, a.param.animating, a.param.shown)
         self.card = pn.pane.HTML(pn.bind(lambda result, animating, _v: "" if animating else views.result_html(result),
-                                         s.param.round_result, a.param.animating, a.param.shown),
+                                         a.live.param.round_result, a.param.animating, a.param.shown),
                                  sizing_mode="stretch_width", name="round-result")
         self.next = pn.widgets.Button(label="Next round", color="primary", margin=(4, 6), visible=shown)
         self.next.on_click(on_page(lambda: allowed(self.may_act, move=False) and s.next_round(), s))

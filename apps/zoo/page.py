@@ -92,11 +92,12 @@ class ZooPage(pn.viewable.Viewer):
     def _build(self) -> pn.Column:
         s = self.session
         html_pane = pn.pane.HTML
-        status = html_pane(pn.bind(lambda _v, _r: views.status_html(s), self.arena.param.shown, s.param.round_result),
+        status = html_pane(pn.bind(lambda _v, _r: views.status_html(s), self.arena.param.shown,
+                                   self.arena.live.param.round_result),
                            sizing_mode="stretch_width", margin=(0, 10))
         # A move's notice waits for the arena to show the move (the flick has played out); a refusal is at once.
-        notice = html_pane(pn.bind(lambda n, *_: notice_html(n) if self.arena.settled() else "", s.param.notice,
-                                   self.arena.param.animating, self.arena.param.shown),
+        notice = html_pane(pn.bind(lambda n, *_: notice_html(n) if self.arena.settled() else "",
+                                   self.arena.live.param.notice, self.arena.param.animating, self.arena.param.shown),
                            stylesheets=[NOTICE_CSS], margin=(0, 10), sizing_mode="stretch_width", name="notice")
         log = pn.pane.DataFrame(self._shown(self._log_frame), index=False, sizing_mode="stretch_width",
                                 max_height=300, stylesheets=[LEFT_TABLE], styles={"overflow-y": "auto"})

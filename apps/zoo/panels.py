@@ -94,8 +94,9 @@ class OddsPanel(pn.viewable.Viewer):
         self._rows: tuple[Any, list[pd.DataFrame]] = (None, [])  # the map's pieces so far, for one map key
         self._runs = Superseding()
         self._drawing: set[Any] = set()
-        deps = [a.param.shown, *(s.param[k] for k in PROPOSAL), s.param.aim_angle_sd, s.param.aim_speed_sd,
-                s.param.round_result, s.param.seats, a.param.animating]  # a move counts once the arena shows it
+        live = a.live
+        deps = [a.param.shown, *(live.param[k] for k in PROPOSAL), live.param.aim_angle_sd, live.param.aim_speed_sd,
+                live.param.round_result, live.param.seats, a.param.animating]  # a move counts once the arena shows it
         self._work = pn.panel(pn.bind(self._run, *deps), defer_load=True) if self.background else pn.pane.HTML("")
         # Hidden while idle, not removed: to show or remove a pane lays the page out again (~90 ms in the browser).
         self.progress = pn.indicators.Progress(
@@ -318,9 +319,9 @@ class BotPlayer(pn.viewable.Viewer):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        s = self.session
-        self._work = pn.panel(pn.bind(self._turn, self.arena.param.shown, s.param.seats, s.param.round_result,
-                                      self.arena.param.animating, self.param.active), defer_load=True
+        a = self.arena
+        self._work = pn.panel(pn.bind(self._turn, a.param.shown, a.live.param.seats, a.live.param.round_result,
+                                      a.param.animating, self.param.active), defer_load=True
                               ) if self.background else pn.pane.HTML("")
         self._view = pn.pane.HTML(pn.bind(self._said, self.param.thinking, self.param.error), styles=MUTED,
                                   margin=(0, 10))
