@@ -205,6 +205,43 @@ def test_four_players_at_one_table_see_every_flick_play_out_and_act_only_for_the
     assert server_errors == []
 
 
+def test_a_flick_reaches_another_browser_as_one_message_before_the_moves_other_changes(tables, browser,
+                                                                                         server_errors):
+    """What another browser at the table receives when a flick is committed: the animation (its frames, the moving
+    dice where they stand, the board with them hidden, the aim cleared) in one message, and only then what else
+    the move changes there (its buttons). Sent as ten messages behind those changes, the animation started ~100 ms
+    later (apps._tables_bench)."""
+    from apps._browser import take_every_seat, zoo_move
+
+    url, pages = tables
+    contexts = [browser.new_context() for _ in range(2)]
+    tabs = [ctx.new_page() for ctx in contexts]
+    received: list[str] = []  # the watcher's websocket, text frames (a binary frame is a buffer of the one before)
+    tabs[1].on("websocket", lambda ws: ws.on("framereceived",
+                                             lambda data: received.append(data if isinstance(data, str) else "")))
+    maker = open_page(tabs[0], url + "zoo", pages)
+    expect(tabs[0]).to_have_url(re.compile(r"/zoo\?table=[A-Za-z0-9_-]+$"), timeout=WAIT * 1000)
+    take_every_seat(tabs[0])
+    watcher = open_page(tabs[1], tabs[0].url, pages)
+    s = maker.table.session
+    shows(tabs[1], "You are watching")
+    tabs[1].wait_for_timeout(1000)  # the pages settle
+    start = len(received)
+    assert zoo_move(tabs[0]) == "Commit flick"
+    wait_for(lambda: len(s.log) == 2 and watcher.game.arena.fps_log, tabs[1], timeout=WAIT)
+    changes = [m for m in received[start:] if m.startswith('{"events"')]
+    frames = [i for i, m in enumerate(changes) if '"qw"' in m]  # the frames' quaternion column
+    assert len(frames) == 1, f"the flick's frames came in {len(frames)} messages"
+    one = changes[frames[0]]
+    for column, what in (('"halpha"', "the moving dice"), ('"ly"', "the board's dice"), ('"x2"', "the aim")):
+        assert column in one, f"{what} not in the animation's message"
+    assert not any('"disabled"' in m for m in changes[:frames[0]]), "a button changed before the animation came"
+    assert any('"disabled"' in m for m in changes[frames[0] + 1:]), "the watcher's Commit button never changed"
+    for ctx in contexts:
+        ctx.close()
+    assert server_errors == []
+
+
 def test_the_odds_of_the_aimed_flick_follow_on_another_players_page(serve_app, browser, server_errors):
     """Each page works out the odds of the aim it shows (as ``dojo serve`` builds the page): P1 aims, and P2's page
     comes to the same 500-flick estimate of that very flick, its heat map with it."""
