@@ -17,10 +17,12 @@ would never be discarded). Every view of a page then changes on one tick of that
 copy of their own (``charts=True``), redrawn with the document's models frozen and, on the page whose click made
 the change, after every other page's update.
 
-Not ``pn.io.hold``: it would send a tick's changes as one message, but it writes them through Panel's own write
-futures, and one that meets a tab as it closes keeps that tab's document in memory for good (Panel 1.9.4: the
-closed-tabs browser test caught it). Bokeh sends each change as it is made instead, which measured as fast or
-faster (Man-Kzin Wars at a table, median 96 ms from a click to the other browser).
+Not ``pn.io.hold`` around a page's whole tick: it would send the tick's changes as one message, but it writes them
+through Panel's own write futures, and one that meets a tab as it closes keeps that tab's document in memory for
+good (Panel 1.9.4: the closed-tabs browser test caught it). Bokeh sends each change as it is made instead, which
+measured as fast or faster (Man-Kzin Wars at a table, median 96 ms from a click to the other browser). The Zoo's
+arena is the exception that measured otherwise: a flick changes ten of its data sources at once, and it writes them
+as one message under ``pn.io.unlocked``, as Panel writes every change of its own widgets (``Arena._write``).
 """
 
 from __future__ import annotations
