@@ -7,10 +7,11 @@ delay is measured in real Chromium against a server in this process serving the 
 does: one browser context makes the table and moves (:data:`apps._browser.TABLE_PLAYS`: for Man-Kzin Wars the
 decision that needs no card, or New game once the game is over; for Kung Fu 2100 a decision button of the side
 to act, the maker holding both seats; for Kung-Fu Zoo a flick committed, the maker holding both teams), another
-is at the table, and the time runs, on the browser's clock, from the moment the player's page receives the click
-until the first animation frame of the other page that shows the move: its new status, or for a Zoo flick the
-first frame of the flick playing out on that page's arena (its status changes only once the flick has stopped,
-so timing the status would time the animation).
+is at the table (``--others N``: N others, each timed; every browser runs on this machine's cores, so more of them
+time the machine's load as much as the server), and the time runs, on the browser's clock, from the moment the
+player's page receives the click until the first animation frame of the other page that shows the move: its new
+status, or for a Zoo flick the first frame of the flick playing out on that page's arena (its status changes only
+once the flick has stopped, so timing the status would time the animation).
 
 ``--shared-work`` measures instead the CPU a Zoo table's pages spend on the odds and the heat map of one aim,
 with 1 to 4 pages, worked out once for the table (as served) or by each page (as before).
@@ -134,12 +135,14 @@ def light_kzin_pages() -> Callable[[], Any]:
     return page
 
 
-def click_delays(game: str, clicks: int, light: bool = False, alone: bool = False) -> list[tuple[float, bool]]:
+def click_delays(game: str, clicks: int, light: bool = False, alone: bool = False,
+                 others: int = 1) -> list[tuple[float, bool]]:
     """Seconds from a click in the player's browser to the first change on another browser's page at the same
-    table, with whether that change was a flick starting to play out (else the new status), one per click, for
-    ``game`` (an entry of :data:`apps._browser.TABLE_PLAYS`). ``light``: Man-Kzin Wars pages with few rollouts, to
-    see what their background work costs; ``alone``: no other browser, the delay to the change on the player's own
-    page (the baseline of one page).
+    table, with whether that change was a flick starting to play out (else the new status), one per click and other
+    browser, for ``game`` (an entry of :data:`apps._browser.TABLE_PLAYS`). ``light``: Man-Kzin Wars pages with few
+    rollouts, to see what their background work costs; ``alone``: no other browser, the delay to the change on the
+    player's own page (the baseline of one page); ``others``: how many other browsers are at the table (a Zoo
+    table of four: 3), each timed, in the order they joined.
 
     The server runs in this process and serves the game's page as ``dojo serve`` does. Both ends are read from
     the browser's clock: the click when the player's page receives it (:data:`apps._browser.CLICK_CLOCK`), the
@@ -166,28 +169,33 @@ def click_delays(game: str, clicks: int, light: bool = False, alone: bool = Fals
         player.goto(url, timeout=120_000)
         player.wait_for_function(BOARD_READY, arg=play.board, timeout=120_000)
         player.wait_for_url(f"**/{game}?table=*", timeout=60_000)
-        other = player
+        watching = [player]
         if not alone:
-            other = browser.new_context().new_page()
-            other.goto(player.url + play.join, timeout=120_000)
-            other.wait_for_function(BOARD_READY, arg=play.board, timeout=120_000)
+            watching = [browser.new_context().new_page() for _ in range(others)]
+            for other in watching:
+                other.goto(player.url + play.join, timeout=120_000)
+                other.wait_for_function(BOARD_READY, arg=play.board, timeout=120_000)
         if play.prepare is not None:  # the maker takes its seats first: every timed click is then a move
             play.prepare(player)
         status = play.wait_change(player, "")
-        play.wait_status(other, status)
+        for other in watching:
+            play.wait_status(other, status)
         for _ in range(clicks):
             player.wait_for_timeout(300)  # the pages settle (their advisor starts) between clicks
             if play.before_move:
-                other.evaluate(play.before_move)
+                for other in watching:
+                    other.evaluate(play.before_move)
             player.evaluate("window.dojoClickAt = null")
             play.move(player)
-            shown, seen_at = play.first_change(other, status)  # the first change the other browser shows
+            # The first change each other browser shows (each page notes its own moment: they are read in turn).
+            firsts = [play.first_change(other, status) for other in watching]
             clicked_at = player.evaluate("window.dojoClickAt")
             if clicked_at is None:
                 raise RuntimeError(f"{game}: the move's click never reached the player's page")
-            delays.append(((seen_at - float(clicked_at)) / 1000, shown is None))
-            status = play.wait_change(other, status)  # then the status it settles at (``first`` may be half drawn)
-            play.wait_status(player, status)  # both pages at the new status before the next click
+            delays += [((seen_at - float(clicked_at)) / 1000, shown is None) for shown, seen_at in firsts]
+            status = play.wait_change(watching[0], status)  # then the status it settles at (``first`` may be half
+            for page in (player, *watching[1:]):  # drawn); every page at it before the next click
+                play.wait_status(page, status)
         browser.close()
     pn.state.kill_all_servers()
     return delays
@@ -202,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", choices=sorted(TABLE_PLAYS), help="the games (default: all at tables)")
     parser.add_argument("--light", action="store_true", help="Kzin pages with few rollouts (default: as served)")
     parser.add_argument("--alone", action="store_true", help="no other browser: the change on the player's own page")
+    parser.add_argument("--others", type=int, default=1, help="other browsers at the table, each timed (default 1; "
+                        "a Zoo table of four: 3)")
     parser.add_argument("--tables", type=int, default=50, help="tables whose memory is measured (default 50)")
     parser.add_argument("--shared-work", action="store_true",
                         help="only the CPU of a Zoo table's odds and heat map with 1 to 4 pages, shared or per page")
@@ -220,14 +230,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{game}: {memory['bytes per table'] / 1024:.0f} KB per table in memory (over {args.tables} tables), "
               f"{memory['file bytes per table'] / 1024:.1f} KB per table file", flush=True)
     for game in games:
-        timed = click_delays(game, args.clicks, args.light, args.alone)
+        timed = click_delays(game, args.clicks, args.light, args.alone, max(1, args.others))
         delays = sorted(d for d, _flick in timed)
         flicks = sum(flick for _d, flick in timed)
         pages = "light pages" if args.light and game == "kzin" else "pages as served"
-        where = "on the player's own page (no other browser)" if args.alone else "in another browser"
+        where = ("on the player's own page (no other browser)" if args.alone else
+                 "in another browser" if args.others <= 1 else f"in each of {args.others} other browsers")
+        over = f"{args.clicks} clicks" + (f" ({len(delays)} changes timed)" if len(delays) != args.clicks else "")
         first = (f"; {flicks} of them a flick's animation starting" + (", the rest a new status" if flicks < len(delays)
                  else "")) if flicks else ""
-        print(f"{game}: click in one browser to the first change {where}, {pages}, over {len(delays)} clicks "
+        print(f"{game}: click in one browser to the first change {where}, {pages}, over {over} "
               f"(the browser's clock, click received to first frame showing it{first}): "
               f"median {1000 * statistics.median(delays):.0f} ms, worst {1000 * delays[-1]:.0f} ms "
               f"(best {1000 * delays[0]:.0f} ms)", flush=True)
