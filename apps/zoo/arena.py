@@ -17,7 +17,6 @@ served page (a notebook cell, a test) the board is shown at once.
 
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import Any
 
@@ -239,9 +238,10 @@ class Arena(pn.viewable.Viewer):
             for name, columns in data.items():
                 self.sources[name].data = columns
 
-    def draw(self) -> None:
-        """Everything the arena shows of the session as it is now."""
-        self._write(self._board())
+    def draw(self, **also: dict[str, Any]) -> None:
+        """Everything the arena shows of the session as it is now (``also``: more sources' data, in the same
+        message)."""
+        self._write({**also, **self._board()})
         self.shown = self.session.version
 
     def _board(self) -> dict[str, dict[str, Any]]:
@@ -289,7 +289,6 @@ class Arena(pn.viewable.Viewer):
         self._write({"anim": first, "animtext": text, "frames": rows,
                      "dice": za.hide(dict(src["dice"].data), moving), "faces": za.hide(dict(src["faces"].data), moving),
                      **{k: {c: [] for c in src[k].data} for k in ("aim", "sel", "launch", "dots", "bands")}})
-        self._started = time.perf_counter()
         self.animating = True
         duration = float(frames[-1]["t"]) / rate
         # If the browser never reports (a hidden tab pauses animation frames), finish anyway.
@@ -304,12 +303,11 @@ class Arena(pn.viewable.Viewer):
             self._finish(info["fps"])
 
     def _finish(self, fps: float | None) -> None:
-        self._write({"anim": _empty(*za.ANIM_COLUMNS), "animtext": _empty(*za.ANIM_TEXT_COLUMNS), **self._board()})
         with param.parameterized.batch_call_watchers(self):
             if fps is not None:
                 self.last_fps = fps
             self.animating = False
-            self.shown = self.session.version
+            self.draw(anim=_empty(*za.ANIM_COLUMNS), animtext=_empty(*za.ANIM_TEXT_COLUMNS))
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self._pane
